@@ -1,0 +1,485 @@
+//! The write pipeline. Every change to the vault — an agent's write, a CLI
+//! command, an undo, the background job reacting to an edit made elsewhere —
+//! runs as one [`Tx`] while the vault lock is held:
+//!
+//! 1. catch up with what other processes did (manifest and journal tails);
+//! 2. each file operation keeps the content it replaces in the blob store,
+//!    writes atomically, and updates the manifest entry;
+//! 3. on commit — also when the operation failed half-way, so the record
+//!    matches the disk — one journal record lists every path's before and
+//!    after version, the manifest records are appended, tree.md is
+//!    regenerated from the manifest, and listeners hear which paths changed.
+
+use std::collections::HashMap;
+use std::fs;
+use std::io;
+
+use crate::blobs::Hash;
+use crate::error::{Error, Result};
+use crate::frontmatter::{self, Stamp, Updated};
+use crate::fsutil;
+use crate::journal::{ChangeRecord, FileChange, Version};
+use crate::manifest::{Entry, EntryKind};
+use crate::path::{self, Access, VaultPath};
+use crate::time;
+use crate::tree;
+use crate::vault::{Author, Changed, State, TREE_MD, Vault};
+
+/// What is at a path when an operation looks at it.
+pub(crate) enum Current {
+    Absent,
+    Folder,
+    File(Vec<u8>),
+}
+
+pub(crate) struct Tx<'a> {
+    pub(crate) vault: &'a Vault,
+    pub(crate) state: &'a mut State,
+    /// One timestamp for the whole change.
+    now: String,
+    /// The version of each path as this change has seen or left it.
+    known: HashMap<VaultPath, Version>,
+    files: Vec<FileChange>,
+    file_index: HashMap<VaultPath, usize>,
+    /// Paths whose manifest entry changed.
+    touched: Vec<VaultPath>,
+    /// tree.md must be checked even if no entry changed (it was edited, or
+    /// this is a rescan).
+    pub(crate) check_tree: bool,
+}
+
+impl<'a> Tx<'a> {
+    pub(crate) fn new(vault: &'a Vault, state: &'a mut State) -> Tx<'a> {
+        Tx {
+            vault,
+            state,
+            now: time::frontmatter_now(),
+            known: HashMap::new(),
+            files: Vec::new(),
+            file_index: HashMap::new(),
+            touched: Vec::new(),
+            check_tree: false,
+        }
+    }
+
+    pub(crate) fn now(&self) -> &str {
+        &self.now
+    }
+
+    fn disk(&self, path: &VaultPath) -> Result<std::path::PathBuf> {
+        path::resolve(self.vault.root(), path, Access::Write)
+    }
+
+    /// Reads what is at `path` now. A file's content is put in the blob store
+    /// before anything can replace it, so the journal can always restore it —
+    /// even an edit made in another editor that Knower has not processed yet.
+    pub(crate) fn read(&mut self, path: &VaultPath) -> Result<Current> {
+        let disk = self.disk(path)?;
+        let meta = match fs::symlink_metadata(&disk) {
+            Ok(m) => m,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                self.known.insert(path.clone(), Version::Absent);
+                return Ok(Current::Absent);
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotADirectory => {
+                return Err(Error::NotAFolder {
+                    path: path.to_string(),
+                });
+            }
+            Err(e) => return Err(Error::io(format!("reading {path}"))(e)),
+        };
+        if meta.is_dir() {
+            self.known.insert(path.clone(), Version::Folder);
+            return Ok(Current::Folder);
+        }
+        if !meta.is_file() {
+            return Err(Error::Refused(format!("{path} is not a regular file")));
+        }
+        let bytes = fs::read(&disk).map_err(Error::io(format!("reading {path}")))?;
+        let hash = Hash::of(&bytes);
+        self.vault
+            .blobs
+            .put(&hash, &bytes)
+            .map_err(Error::io(format!("keeping the current version of {path}")))?;
+        self.known.insert(path.clone(), Version::File(hash));
+        Ok(Current::File(bytes))
+    }
+
+    pub(crate) fn version(&mut self, path: &VaultPath) -> Result<Version> {
+        if let Some(v) = self.known.get(path) {
+            return Ok(v.clone());
+        }
+        self.read(path)?;
+        Ok(self.known[path].clone())
+    }
+
+    /// Creates or replaces the file at `path` with `bytes`, creating its
+    /// parent folders.
+    pub(crate) fn put(&mut self, path: &VaultPath, bytes: Vec<u8>) -> Result<()> {
+        let before = self.version(path)?;
+        if before == Version::Folder {
+            return Err(Error::IsAFolder {
+                path: path.to_string(),
+            });
+        }
+        if let Some(parent) = path.parent() {
+            self.make_folder(&parent)?;
+        }
+        self.store(path, before, bytes)
+    }
+
+    /// Writes a file whose previous version is already known.
+    pub(crate) fn store(
+        &mut self,
+        path: &VaultPath,
+        before: Version,
+        bytes: Vec<u8>,
+    ) -> Result<()> {
+        let disk = self.disk(path)?;
+        let hash = Hash::of(&bytes);
+        self.vault
+            .blobs
+            .put(&hash, &bytes)
+            .map_err(Error::io(format!("keeping the new version of {path}")))?;
+        fsutil::write_atomic(&disk, &bytes).map_err(Error::io(format!("writing {path}")))?;
+        let meta = fs::metadata(&disk).map_err(Error::io(format!("reading back {path}")))?;
+        let entry = Entry::file(path, &bytes, hash, &meta);
+        self.record(path, before, Version::File(hash), Some(entry));
+        Ok(())
+    }
+
+    /// Creates `path` and any missing ancestors as folders.
+    pub(crate) fn make_folder(&mut self, path: &VaultPath) -> Result<()> {
+        if path.is_root() {
+            return Ok(());
+        }
+        match self.version(path)? {
+            Version::Folder => Ok(()),
+            Version::File(_) => Err(Error::NotAFolder {
+                path: path.to_string(),
+            }),
+            Version::Absent => {
+                if let Some(parent) = path.parent() {
+                    self.make_folder(&parent)?;
+                }
+                let disk = self.disk(path)?;
+                fs::create_dir(&disk).map_err(Error::io(format!("creating folder {path}")))?;
+                self.sync_parent(path)?;
+                self.record(
+                    path,
+                    Version::Absent,
+                    Version::Folder,
+                    Some(Entry::folder()),
+                );
+                Ok(())
+            }
+        }
+    }
+
+    /// Removes a file, or a folder with everything in it. Every file is kept
+    /// in the blob store and journaled first, so the removal can be undone.
+    pub(crate) fn remove(&mut self, path: &VaultPath) -> Result<()> {
+        match self.version(path)? {
+            Version::Absent => Err(Error::NotFound {
+                path: path.to_string(),
+            }),
+            Version::File(hash) => {
+                let disk = self.disk(path)?;
+                fs::remove_file(&disk).map_err(Error::io(format!("removing {path}")))?;
+                self.sync_parent(path)?;
+                self.record(path, Version::File(hash), Version::Absent, None);
+                Ok(())
+            }
+            Version::Folder => {
+                let contents = self.folder_contents(path)?;
+                let disk = self.disk(path)?;
+                fs::remove_dir_all(&disk).map_err(Error::io(format!("removing {path}")))?;
+                self.sync_parent(path)?;
+                // Deepest first, so an undo recreates folders before their files.
+                for (p, version) in contents.into_iter().rev() {
+                    self.record(&p, version, Version::Absent, None);
+                }
+                self.record(path, Version::Folder, Version::Absent, None);
+                Ok(())
+            }
+        }
+    }
+
+    /// Moves a file or folder; the content is unchanged.
+    pub(crate) fn rename(&mut self, from: &VaultPath, to: &VaultPath) -> Result<()> {
+        let moved: Vec<(VaultPath, Version)> = match self.version(from)? {
+            Version::Absent => {
+                return Err(Error::NotFound {
+                    path: from.to_string(),
+                });
+            }
+            Version::Folder => {
+                let mut all = vec![(from.clone(), Version::Folder)];
+                all.extend(self.folder_contents(from)?);
+                all
+            }
+            file => vec![(from.clone(), file)],
+        };
+        if self.version(to)? != Version::Absent {
+            return Err(Error::AlreadyExists {
+                path: to.to_string(),
+            });
+        }
+        if let Some(parent) = to.parent() {
+            self.make_folder(&parent)?;
+        }
+        let (from_disk, to_disk) = (self.disk(from)?, self.disk(to)?);
+        fs::rename(&from_disk, &to_disk).map_err(Error::io(format!("moving {from} to {to}")))?;
+        self.sync_parent(from)?;
+        self.sync_parent(to)?;
+        for (old, version) in moved {
+            let new = old
+                .rebase(from, to)
+                .expect("moved paths lie under the source");
+            let entry = match &version {
+                Version::Folder => Entry::folder(),
+                _ => {
+                    let disk = new.on_disk(self.vault.root());
+                    let meta =
+                        fs::metadata(&disk).map_err(Error::io(format!("reading back {new}")))?;
+                    match self.state.manifest.get(&old) {
+                        Some(e) if e.hash.map(Version::File).as_ref() == Some(&version) => Entry {
+                            mtime_ns: crate::manifest::mtime_ns(&meta),
+                            size: meta.len(),
+                            ..e.clone()
+                        },
+                        _ => {
+                            let bytes =
+                                fs::read(&disk).map_err(Error::io(format!("reading {new}")))?;
+                            let hash = Hash::of(&bytes);
+                            Entry::file(&new, &bytes, hash, &meta)
+                        }
+                    }
+                }
+            };
+            self.record(&old, version.clone(), Version::Absent, None);
+            self.record(&new, Version::Absent, version, Some(entry));
+        }
+        Ok(())
+    }
+
+    /// Every file and folder below `path` on disk, parents before children,
+    /// with their versions (files read, and so kept in the blob store).
+    fn folder_contents(&mut self, path: &VaultPath) -> Result<Vec<(VaultPath, Version)>> {
+        let disk = self.disk(path)?;
+        let mut found = Vec::new();
+        for entry in walkdir::WalkDir::new(&disk)
+            .min_depth(1)
+            .follow_links(false)
+            .sort_by_file_name()
+            .into_iter()
+            .filter_entry(|e| !is_hidden(e.file_name()))
+        {
+            let entry = entry.map_err(|e| Error::io(format!("listing {path}"))(e.into()))?;
+            let Some(p) = VaultPath::from_disk(self.vault.root(), entry.path()) else {
+                continue;
+            };
+            if entry.file_type().is_dir() || entry.file_type().is_file() {
+                let version = self.version(&p)?;
+                found.push((p, version));
+            }
+        }
+        Ok(found)
+    }
+
+    fn sync_parent(&self, path: &VaultPath) -> Result<()> {
+        let parent = path.parent().unwrap_or_default().on_disk(self.vault.root());
+        fsutil::sync_dir(&parent).map_err(Error::io(format!("syncing the folder of {path}")))
+    }
+
+    /// Notes a path's new state: in the change's file list (merging repeated
+    /// changes to one path) and in the manifest.
+    pub(crate) fn record(
+        &mut self,
+        path: &VaultPath,
+        before: Version,
+        after: Version,
+        entry: Option<Entry>,
+    ) {
+        self.known.insert(path.clone(), after.clone());
+        match self.file_index.get(path) {
+            Some(&i) => self.files[i].after = after,
+            None => {
+                self.file_index.insert(path.clone(), self.files.len());
+                self.files.push(FileChange {
+                    path: path.clone(),
+                    before,
+                    after,
+                });
+            }
+        }
+        self.note(path, entry);
+    }
+
+    /// Updates the manifest only: the content is as known, its metadata moved.
+    pub(crate) fn note(&mut self, path: &VaultPath, entry: Option<Entry>) {
+        self.state.manifest.set(path.clone(), entry);
+        self.touched.push(path.clone());
+    }
+
+    /// The bytes to store at `path` for new `text`, given the current bytes;
+    /// `None` when storing them would change nothing. Markdown gets its
+    /// managed frontmatter fields; a rewrite that leaves the frontmatter out
+    /// keeps the previous one, so an agent writing only a body does not erase
+    /// the user's tags.
+    pub(crate) fn prepare(
+        &self,
+        path: &VaultPath,
+        text: &str,
+        previous: Option<&[u8]>,
+    ) -> Result<Option<Vec<u8>>> {
+        if !path.is_markdown() {
+            return Ok((previous != Some(text.as_bytes())).then(|| text.as_bytes().to_vec()));
+        }
+        let malformed = |detail: String| Error::MalformedFrontmatter {
+            path: path.to_string(),
+            detail,
+        };
+        let previous = previous.and_then(|b| std::str::from_utf8(b).ok());
+        let old_block = previous
+            .and_then(|t| frontmatter::split(t).ok())
+            .and_then(|s| s.frontmatter)
+            .and_then(|b| frontmatter::parse_yaml(b.yaml).ok().map(|map| (b, map)));
+        let new_split = frontmatter::split(text).map_err(malformed)?;
+        let text = match (&new_split.frontmatter, &old_block) {
+            (None, Some((b, _))) => format!("{}{}{}{}", b.open, b.yaml, b.close, text),
+            _ => text.to_string(),
+        };
+        let scalar = |key| {
+            old_block
+                .as_ref()
+                .and_then(|(_, map)| frontmatter::scalar(map, key))
+        };
+        let created = scalar(frontmatter::CREATED).unwrap_or_else(|| self.now.clone());
+        if let (Some(previous), Some(updated)) = (previous, scalar(frontmatter::UPDATED)) {
+            let same = Stamp {
+                created: &created,
+                updated: Updated::Set(&updated),
+            };
+            if frontmatter::stamp(&text, same).as_deref() == Ok(previous) {
+                return Ok(None);
+            }
+        }
+        let stamp = Stamp {
+            created: &created,
+            updated: Updated::Set(&self.now),
+        };
+        frontmatter::stamp(&text, stamp)
+            .map(|s| Some(s.into_bytes()))
+            .map_err(malformed)
+    }
+
+    /// Writes the journal record, the manifest records and tree.md, and
+    /// returns the record (if anything changed) with the events to announce.
+    pub(crate) fn commit(
+        mut self,
+        author: &Author,
+        undoes: Option<u64>,
+    ) -> Result<(Option<ChangeRecord>, Vec<Changed>)> {
+        let files: Vec<FileChange> = std::mem::take(&mut self.files)
+            .into_iter()
+            .filter(|f| f.before != f.after)
+            .collect();
+        let record = if files.is_empty() {
+            None
+        } else {
+            let record = ChangeRecord {
+                id: self.state.journal.next_id(),
+                at: time::journal_now(),
+                actor: author.actor.clone(),
+                reason: author.reason.clone(),
+                files,
+                undoes,
+            };
+            self.state
+                .journal
+                .append(&record)
+                .map_err(Error::io("writing the journal"))?;
+            Some(record)
+        };
+        self.touched.sort();
+        self.touched.dedup();
+        self.state
+            .manifest
+            .persist(&self.touched)
+            .map_err(Error::io("writing the manifest"))?;
+        let mut events: Vec<Changed> = self
+            .touched
+            .iter()
+            .map(|p| Changed {
+                path: p.clone(),
+                removed: self.state.manifest.get(p).is_none(),
+            })
+            .collect();
+        if (!self.touched.is_empty() || self.check_tree) && self.write_tree_md()? {
+            events.push(Changed {
+                path: VaultPath::parse(TREE_MD).expect("valid"),
+                removed: false,
+            });
+        }
+        Ok((record, events))
+    }
+
+    /// Regenerates tree.md from the manifest; returns whether it was written.
+    /// The file is rewritten only when its listing changed, so a change that
+    /// does not alter what tree.md shows causes no write and no event.
+    fn write_tree_md(&mut self) -> Result<bool> {
+        let root = tree::build(self.state.manifest.entries(), &VaultPath::root(), None)
+            .expect("the root always exists");
+        let body = tree_md_body(&root);
+        if self.state.tree_body.as_deref() == Some(body.as_str()) {
+            return Ok(false);
+        }
+        let disk = self.vault.root().join(TREE_MD);
+        let existing = fs::read_to_string(&disk).ok();
+        let existing_split = existing.as_deref().and_then(|t| frontmatter::split(t).ok());
+        if existing_split.is_some_and(|s| s.body == body && s.frontmatter.is_some()) {
+            self.state.tree_body = Some(body);
+            return Ok(false);
+        }
+        let created = existing_split
+            .and_then(|s| s.frontmatter)
+            .and_then(|b| frontmatter::parse_yaml(b.yaml).ok())
+            .and_then(|map| frontmatter::scalar(&map, frontmatter::CREATED))
+            .unwrap_or_else(|| self.now.clone());
+        let stamp = Stamp {
+            created: &created,
+            updated: Updated::Set(&self.now),
+        };
+        let text = frontmatter::stamp(&body, stamp).expect("tree.md's body has no frontmatter");
+        fsutil::write_atomic(&disk, text.as_bytes()).map_err(Error::io("writing tree.md"))?;
+        self.state.tree_body = Some(body);
+        Ok(true)
+    }
+}
+
+fn tree_md_body(root: &tree::TreeNode) -> String {
+    format!(
+        "# Vault tree\n\n\
+         Generated by Knower after every change; edits to this file are overwritten. \
+         Tokens are ceil(characters / 4) of each note's body.\n\n\
+         **{} files · {} tokens**\n\n{}",
+        root.files,
+        root.tokens.unwrap_or(0),
+        tree::render(root)
+    )
+}
+
+pub(crate) fn is_hidden(name: &std::ffi::OsStr) -> bool {
+    name.as_encoded_bytes().first() == Some(&b'.')
+}
+
+impl From<&Entry> for Version {
+    fn from(entry: &Entry) -> Version {
+        match (entry.kind, entry.hash) {
+            (EntryKind::Folder, _) => Version::Folder,
+            (EntryKind::File, Some(h)) => Version::File(h),
+            (EntryKind::File, None) => Version::Absent,
+        }
+    }
+}

@@ -1,0 +1,39 @@
+//! The vault: the only code that touches the files of a Knower vault.
+//!
+//! A vault is a folder of plain markdown notes plus Knower's own `.knower/`
+//! folder. [`Vault`] offers the eight operations of seed 003's agent tools —
+//! [`tree`](Vault::tree), [`read`](Vault::read), [`write`](Vault::write),
+//! [`edit`](Vault::edit), [`append`](Vault::append),
+//! [`delete`](Vault::delete), [`rename`](Vault::rename) (seed 003's `move`) —
+//! plus [`undo`](Vault::undo) and [`log`](Vault::log), and runs every change
+//! through one pipeline: confined path → atomic write → journal → frontmatter
+//! and tree.md → listeners. Changes made by other programs are brought into
+//! the same pipeline by [`Vault::rescan`] and [`Vault::watch`].
+
+mod blobs;
+mod change;
+mod error;
+pub mod frontmatter;
+mod fsutil;
+mod journal;
+mod lock;
+mod manifest;
+mod path;
+mod starter;
+mod sync;
+mod text;
+mod time;
+mod tree;
+mod vault;
+mod watch;
+
+pub use blobs::Hash;
+pub use error::{Error, Result};
+pub use journal::{ChangeRecord, FileChange, Version};
+pub use manifest::{Entry, EntryKind};
+pub use path::VaultPath;
+pub use sync::{Pending, SyncReport};
+pub use text::Position;
+pub use tree::{TreeNode, folder_summary, human_size, render as render_tree};
+pub use vault::{Author, Changed, INTERNAL_DIR, InitReport, Stats, TREE_MD, Vault};
+pub use watch::{WatchEvent, Watcher};

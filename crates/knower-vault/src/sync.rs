@@ -1,0 +1,344 @@
+//! The background job of seed 003 for changes Knower did not make: a person
+//! editing in another editor, a `git pull`, a file copied in. Such changes are
+//! found by the start-up rescan (comparing `stat` with the manifest) or by
+//! the watcher (comparing content), then go through the same pipeline as any
+//! write: the new version is kept, markdown gets its managed frontmatter, the
+//! change is journaled as by `external`, tree.md follows.
+//!
+//! Knower's own writes never retrigger it: the manifest already holds their
+//! hash, so the watcher's echo of them compares equal and nothing is written.
+
+use std::collections::HashSet;
+use std::fs::{self, Metadata};
+use std::io;
+
+use serde::Serialize;
+
+use crate::blobs::Hash;
+use crate::change::{Tx, is_hidden};
+use crate::error::{Error, Result};
+use crate::frontmatter::{self, Stamp, Updated};
+use crate::fsutil::TEMP_PREFIX;
+use crate::journal::{ChangeRecord, Version};
+use crate::manifest::{Entry, EntryKind};
+use crate::path::{self, Access, VaultPath};
+use crate::time;
+use crate::vault::{Author, TREE_MD, Vault};
+
+/// What one pass of the background job did.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SyncReport {
+    /// The journal record of the changes found, if there were any.
+    pub change: Option<ChangeRecord>,
+    /// Markdown files whose frontmatter was updated.
+    pub stamped: Vec<VaultPath>,
+    /// Files left untouched, and why.
+    pub problems: Vec<(VaultPath, String)>,
+}
+
+/// A difference between the disk and what Knower last recorded.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Pending {
+    pub path: VaultPath,
+    /// `added`, `modified` or `removed`.
+    pub what: &'static str,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Compare {
+    /// Trust size and modification time (the start-up rescan).
+    Stat,
+    /// Read and hash (a path the watcher reported).
+    Content,
+}
+
+impl Vault {
+    /// Brings Knower up to date with everything that changed while no Knower
+    /// process was watching. Reads only files whose size or modification
+    /// time differ from the manifest.
+    pub fn rescan(&self) -> Result<SyncReport> {
+        self.sync(
+            &[VaultPath::root()],
+            "changed while Knower was not running",
+            true,
+        )
+    }
+
+    /// Processes paths reported by the watcher: a file is compared by
+    /// content, a folder is rescanned, a vanished path is forgotten.
+    pub fn sync_paths(&self, paths: &[VaultPath]) -> Result<SyncReport> {
+        self.sync(paths, "edited outside Knower", false)
+    }
+
+    fn sync(&self, bases: &[VaultPath], reason: &str, whole: bool) -> Result<SyncReport> {
+        let author = Author::new("external", reason);
+        let (mut report, record) = self.change(&author, None, |tx| {
+            if whole {
+                tx.check_tree = true;
+                tx.vault.blobs.remove_debris();
+            }
+            let mut report = SyncReport::default();
+            for base in bases {
+                tx.sync_path(base, &mut report)?;
+            }
+            Ok(report)
+        })?;
+        report.change = record;
+        Ok(report)
+    }
+
+    /// What the next rescan would process, without processing it.
+    pub fn pending(&self) -> Result<Vec<Pending>> {
+        self.with_lock(|state| {
+            let mut pending = Vec::new();
+            let mut seen = HashSet::new();
+            for (p, file_type, meta) in walk(self.root(), &VaultPath::root()).entries {
+                let known = state.manifest.get(&p);
+                let what = match (known, file_type) {
+                    (None, _) => Some("added"),
+                    (Some(e), EntryKind::File) if !e.same_stat(&meta) => Some("modified"),
+                    (Some(e), kind) if e.kind != kind => Some("modified"),
+                    _ => None,
+                };
+                if let Some(what) = what {
+                    pending.push(Pending {
+                        path: p.clone(),
+                        what,
+                    });
+                }
+                seen.insert(p);
+            }
+            for path in state.manifest.entries().keys() {
+                if !seen.contains(path) {
+                    pending.push(Pending {
+                        path: path.clone(),
+                        what: "removed",
+                    });
+                }
+            }
+            pending.sort_by(|a, b| a.path.cmp(&b.path));
+            Ok(pending)
+        })
+    }
+}
+
+impl Tx<'_> {
+    fn sync_path(&mut self, base: &VaultPath, report: &mut SyncReport) -> Result<()> {
+        if base.as_str() == TREE_MD {
+            // Someone touched the generated file: compare it with the manifest.
+            self.state.tree_body = None;
+            self.check_tree = true;
+            return Ok(());
+        }
+        // A path through a symbolic link is not part of the vault.
+        let meta = path::resolve(self.vault.root(), base, Access::Write)
+            .ok()
+            .and_then(|disk| fs::symlink_metadata(disk).ok());
+        match meta {
+            Some(m) if m.is_file() => self.sync_file(base, &m, Compare::Content, report),
+            Some(m) if m.is_dir() => self.sync_folder(base, report),
+            _ => {
+                self.forget(base, &HashSet::new());
+                Ok(())
+            }
+        }
+    }
+
+    fn sync_folder(&mut self, base: &VaultPath, report: &mut SyncReport) -> Result<()> {
+        let mut seen = HashSet::new();
+        if !base.is_root() {
+            seen.insert(base.clone());
+            self.know_folder(base);
+        }
+        let found = walk(self.vault.root(), base);
+        // Left by a crash; with the lock held no write can be in flight.
+        for temp in found.temps {
+            let _ = fs::remove_file(temp);
+        }
+        for (p, kind, meta) in found.entries {
+            match kind {
+                EntryKind::Folder => self.know_folder(&p),
+                EntryKind::File => self.sync_file(&p, &meta, Compare::Stat, report)?,
+            }
+            seen.insert(p);
+        }
+        self.forget(base, &seen);
+        Ok(())
+    }
+
+    fn know_folder(&mut self, path: &VaultPath) {
+        match self.state.manifest.get(path).map(|e| e.kind) {
+            Some(EntryKind::Folder) => {}
+            Some(EntryKind::File) => {
+                let before = Version::from(self.state.manifest.get(path).expect("checked"));
+                self.record(path, before, Version::Folder, Some(Entry::folder()));
+            }
+            None => self.record(
+                path,
+                Version::Absent,
+                Version::Folder,
+                Some(Entry::folder()),
+            ),
+        }
+    }
+
+    /// Records as removed whatever the manifest holds at or below `base` that
+    /// is not in `seen`.
+    fn forget(&mut self, base: &VaultPath, seen: &HashSet<VaultPath>) {
+        let gone: Vec<(VaultPath, Version)> = self
+            .state
+            .manifest
+            .subtree(base)
+            .filter(|(p, _)| !seen.contains(*p))
+            .map(|(p, e)| (p.clone(), Version::from(e)))
+            .collect();
+        for (path, before) in gone.into_iter().rev() {
+            self.record(&path, before, Version::Absent, None);
+        }
+    }
+
+    fn sync_file(
+        &mut self,
+        path: &VaultPath,
+        meta: &Metadata,
+        compare: Compare,
+        report: &mut SyncReport,
+    ) -> Result<()> {
+        let known = self.state.manifest.get(path).cloned();
+        if compare == Compare::Stat && known.as_ref().is_some_and(|e| e.same_stat(meta)) {
+            return Ok(());
+        }
+        let disk = path.on_disk(self.vault.root());
+        let bytes = match fs::read(&disk) {
+            Ok(b) => b,
+            // Gone again already: the watcher will report the removal.
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => {
+                report
+                    .problems
+                    .push((path.clone(), format!("cannot be read: {e}")));
+                return Ok(());
+            }
+        };
+        let hash = Hash::of(&bytes);
+        if let Some(known) = known.as_ref().filter(|e| e.hash == Some(hash)) {
+            if !known.same_stat(meta) {
+                let entry = Entry {
+                    size: meta.len(),
+                    mtime_ns: crate::manifest::mtime_ns(meta),
+                    ..known.clone()
+                };
+                self.note(path, Some(entry));
+            }
+            return Ok(());
+        }
+
+        // A version Knower did not write: keep it before anything else.
+        self.vault
+            .blobs
+            .put(&hash, &bytes)
+            .map_err(Error::io(format!("keeping the new version of {path}")))?;
+        let before = known.as_ref().map_or(Version::Absent, Version::from);
+        if let Some(stamped) = self.stamp_external(path, &bytes, meta, known.is_some())
+            && unchanged_since(&disk, meta)
+        {
+            self.store(path, before, stamped)?;
+            report.stamped.push(path.clone());
+            return Ok(());
+        }
+        let meta = fs::metadata(&disk).map_err(Error::io(format!("reading {path}")))?;
+        let entry = Entry::file(path, &bytes, hash, &meta);
+        if let Some(problem) = &entry.problem {
+            report.problems.push((path.clone(), problem.clone()));
+        }
+        self.record(path, before, Version::File(hash), Some(entry));
+        Ok(())
+    }
+
+    /// The markdown text with its managed fields set, when that differs from
+    /// what is on disk. An edit is stamped with the time it was saved; a file
+    /// seen for the first time keeps the `updated` it already has. Text whose
+    /// frontmatter cannot be stamped safely is left as it is (the manifest
+    /// entry records the problem).
+    fn stamp_external(
+        &self,
+        path: &VaultPath,
+        bytes: &[u8],
+        meta: &Metadata,
+        known: bool,
+    ) -> Option<Vec<u8>> {
+        if !path.is_markdown() {
+            return None;
+        }
+        let text = std::str::from_utf8(bytes).ok()?;
+        let saved = meta
+            .modified()
+            .map(time::frontmatter_at)
+            .unwrap_or_else(|_| self.now().to_string());
+        let stamp = Stamp {
+            created: &saved,
+            updated: if known {
+                Updated::Set(&saved)
+            } else {
+                Updated::IfMissing(&saved)
+            },
+        };
+        frontmatter::stamp(text, stamp)
+            .ok()
+            .filter(|out| out.as_bytes() != bytes)
+            .map(String::into_bytes)
+    }
+}
+
+/// True when the file still has the size and time it had when it was read:
+/// an editor that saved again meanwhile must not have its save overwritten
+/// (its own event will bring the new content).
+fn unchanged_since(disk: &std::path::Path, meta: &Metadata) -> bool {
+    fs::metadata(disk).is_ok_and(|now| {
+        now.len() == meta.len()
+            && crate::manifest::mtime_ns(&now) == crate::manifest::mtime_ns(meta)
+    })
+}
+
+struct Walk {
+    entries: Vec<(VaultPath, EntryKind, Metadata)>,
+    /// Temporary files of atomic writes.
+    temps: Vec<std::path::PathBuf>,
+}
+
+/// The visible files and folders below `base` (hidden names, symbolic links
+/// and tree.md are not vault content), with their metadata.
+fn walk(root: &std::path::Path, base: &VaultPath) -> Walk {
+    let mut found = Walk {
+        entries: Vec::new(),
+        temps: Vec::new(),
+    };
+    let is_temp = |e: &walkdir::DirEntry| e.file_name().to_string_lossy().starts_with(TEMP_PREFIX);
+    for entry in walkdir::WalkDir::new(base.on_disk(root))
+        .min_depth(1)
+        .follow_links(false)
+        .into_iter()
+        .filter_entry(|e| !is_hidden(e.file_name()) || is_temp(e))
+        .flatten()
+    {
+        let kind = match entry.file_type() {
+            t if t.is_file() && is_temp(&entry) => {
+                found.temps.push(entry.into_path());
+                continue;
+            }
+            t if t.is_dir() => EntryKind::Folder,
+            t if t.is_file() => EntryKind::File,
+            _ => continue,
+        };
+        let Some(p) = VaultPath::from_disk(root, entry.path()) else {
+            continue;
+        };
+        if p.as_str() == TREE_MD {
+            continue;
+        }
+        if let Ok(meta) = entry.metadata() {
+            found.entries.push((p, kind, meta));
+        }
+    }
+    found
+}

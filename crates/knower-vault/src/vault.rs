@@ -1,0 +1,622 @@
+//! [`Vault`]: the one door to the files of a vault.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde::Serialize;
+
+use crate::blobs::BlobStore;
+use crate::change::{Current, Tx};
+use crate::error::{Error, Result};
+use crate::journal::{self, ChangeRecord, Journal, Version};
+use crate::lock::VaultLock;
+use crate::manifest::{EntryKind, Manifest};
+use crate::path::{self, Access, VaultPath};
+use crate::starter;
+use crate::text::{self, Position};
+use crate::tree::{self, TreeNode};
+
+/// The generated listing at the root of every vault.
+pub const TREE_MD: &str = "tree.md";
+/// Knower's own folder inside the vault: derived and operational state.
+pub const INTERNAL_DIR: &str = ".knower";
+/// Version of the layout of `.knower/`, so a future Knower can migrate it.
+const FORMAT: &str = "1";
+
+/// Who makes a change and why; both are recorded in the journal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Author {
+    /// `cli`, `user`, `agent`, `gardener`, `external`…
+    pub actor: String,
+    pub reason: String,
+}
+
+impl Author {
+    pub fn new(actor: impl Into<String>, reason: impl Into<String>) -> Author {
+        Author {
+            actor: actor.into(),
+            reason: reason.into(),
+        }
+    }
+}
+
+/// A path whose state changed, as announced to listeners (the index, live
+/// events): files and folders, including changes made by other processes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Changed {
+    pub path: VaultPath,
+    pub removed: bool,
+}
+
+type Listener = Arc<dyn Fn(&[Changed]) + Send + Sync>;
+
+pub(crate) struct State {
+    pub(crate) manifest: Manifest,
+    pub(crate) journal: Journal,
+    /// tree.md's body as last written or verified, to skip identical rewrites.
+    pub(crate) tree_body: Option<String>,
+}
+
+/// An open vault. All reads and writes of the user's files go through it; it
+/// is `Send + Sync`, and any number of `Vault`s in any number of processes
+/// may share one folder.
+pub struct Vault {
+    root: PathBuf,
+    lock: VaultLock,
+    pub(crate) blobs: BlobStore,
+    journal_path: PathBuf,
+    state: Mutex<State>,
+    listeners: Mutex<Vec<Listener>>,
+}
+
+/// What `init` did.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct InitReport {
+    pub created: Vec<VaultPath>,
+    pub kept: Vec<VaultPath>,
+    /// Files that were already in the folder and are now known to Knower.
+    pub adopted: usize,
+}
+
+/// Totals for `knower status`.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Stats {
+    pub files: u64,
+    pub folders: u64,
+    pub tokens: u64,
+    pub bytes: u64,
+    /// Files the background job leaves alone, and why.
+    pub problems: Vec<(VaultPath, String)>,
+    pub last_change: Option<u64>,
+}
+
+impl Vault {
+    /// Creates a vault at `root` (the folder may already hold notes): the
+    /// starter files and folders of seed 003 that are missing, and Knower's
+    /// internal folder. Existing files are never overwritten; they are
+    /// adopted (recorded, and given frontmatter like any new file).
+    pub fn init(root: &Path, author: &Author) -> Result<(Vault, InitReport)> {
+        fs::create_dir_all(root).map_err(Error::io(format!("creating {}", root.display())))?;
+        let internal = root.join(INTERNAL_DIR);
+        fs::create_dir_all(internal.join("journal").join("objects"))
+            .map_err(Error::io(format!("creating {}", internal.display())))?;
+        for (name, content) in [
+            (
+                ".gitignore",
+                "# Knower's derived and operational state\n*\n",
+            ),
+            ("format", FORMAT),
+        ] {
+            let file = internal.join(name);
+            if !file.exists() {
+                fs::write(&file, content)
+                    .map_err(Error::io(format!("writing {}", file.display())))?;
+            }
+        }
+        let vault = Vault::open(root)?;
+        let adopted = vault.rescan()?.change.map_or(0, |c| c.files.len());
+        let (report, _) = vault.change(author, None, |tx| {
+            let mut report = InitReport {
+                adopted,
+                ..InitReport::default()
+            };
+            for folder in starter::FOLDERS {
+                let p = VaultPath::parse(folder).expect("valid");
+                if tx.version(&p)? == Version::Absent {
+                    tx.make_folder(&p)?;
+                    report.created.push(p);
+                } else {
+                    report.kept.push(p);
+                }
+            }
+            for (name, content) in starter::files() {
+                let p = VaultPath::parse(name).expect("valid");
+                if tx.version(&p)? != Version::Absent {
+                    report.kept.push(p);
+                    continue;
+                }
+                let bytes = tx.prepare(&p, &content, None)?.expect("new content");
+                tx.put(&p, bytes)?;
+                report.created.push(p);
+            }
+            Ok(report)
+        })?;
+        Ok((vault, report))
+    }
+
+    /// Opens an existing vault (a folder with a `.knower/` inside).
+    pub fn open(root: &Path) -> Result<Vault> {
+        let not_a_vault = || Error::NotAVault {
+            path: root.to_path_buf(),
+        };
+        let root = fs::canonicalize(root).map_err(|_| not_a_vault())?;
+        let internal = root.join(INTERNAL_DIR);
+        if !internal.is_dir() {
+            return Err(not_a_vault());
+        }
+        if let Ok(format) = fs::read_to_string(internal.join("format"))
+            && format.trim() != FORMAT
+        {
+            return Err(Error::Refused(format!(
+                "{} was made by a different version of Knower (format {}; this one reads {FORMAT})",
+                root.display(),
+                format.trim()
+            )));
+        }
+        let objects = internal.join("journal").join("objects");
+        let blobs = BlobStore::open(objects).map_err(Error::io("opening the journal's store"))?;
+        let lock =
+            VaultLock::open(&internal.join("lock")).map_err(Error::io("opening the vault lock"))?;
+        let manifest = Manifest::load(internal.join("manifest.jsonl"))
+            .map_err(Error::io("reading the manifest"))?;
+        let journal_path = internal.join("journal").join("changes.jsonl");
+        Ok(Vault {
+            lock,
+            blobs,
+            state: Mutex::new(State {
+                manifest,
+                journal: Journal::new(journal_path.clone()),
+                tree_body: None,
+            }),
+            journal_path,
+            listeners: Mutex::new(Vec::new()),
+            root,
+        })
+    }
+
+    /// The canonical path of the vault folder.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Calls `listener` after every committed change with the paths it
+    /// changed, in commit order. It runs on the writer's thread while the
+    /// vault state is held: keep it quick (send to a channel).
+    pub fn subscribe(&self, listener: impl Fn(&[Changed]) + Send + Sync + 'static) {
+        lock(&self.listeners).push(Arc::new(listener));
+    }
+
+    // ---- reading -------------------------------------------------------
+
+    /// A text file, whole, frontmatter included.
+    pub fn read(&self, path: &str) -> Result<String> {
+        let bytes = self.read_bytes(path)?;
+        String::from_utf8(bytes).map_err(|e| Error::NotUtf8 {
+            path: path.to_string(),
+            offset: e.utf8_error().valid_up_to(),
+        })
+    }
+
+    pub fn read_bytes(&self, path: &str) -> Result<Vec<u8>> {
+        let p = VaultPath::parse(path)?;
+        let disk = path::resolve(&self.root, &p, Access::Read)?;
+        match fs::metadata(&disk) {
+            Ok(m) if m.is_dir() => Err(Error::IsAFolder {
+                path: p.to_string(),
+            }),
+            Ok(_) => fs::read(&disk).map_err(Error::io(format!("reading {p}"))),
+            Err(_) => Err(Error::NotFound {
+                path: p.to_string(),
+            }),
+        }
+    }
+
+    /// The tree below `path` with token counts, down to `depth` levels.
+    pub fn tree(&self, path: &str, depth: Option<usize>) -> Result<TreeNode> {
+        let p = VaultPath::parse(path)?;
+        let state = lock(&self.state);
+        tree::build(state.manifest.entries(), &p, depth).ok_or_else(|| Error::NotFound {
+            path: p.to_string(),
+        })
+    }
+
+    /// Every file and folder Knower knows, in tree order.
+    pub fn entries(&self) -> Vec<(VaultPath, crate::Entry)> {
+        let state = lock(&self.state);
+        state
+            .manifest
+            .entries()
+            .iter()
+            .map(|(p, e)| (p.clone(), e.clone()))
+            .collect()
+    }
+
+    pub fn stats(&self) -> Result<Stats> {
+        self.with_lock(|state| {
+            let mut stats = Stats::default();
+            for (path, entry) in state.manifest.entries() {
+                match entry.kind {
+                    EntryKind::Folder => stats.folders += 1,
+                    EntryKind::File => {
+                        stats.files += 1;
+                        stats.tokens += entry.tokens.unwrap_or(0);
+                        stats.bytes += entry.size;
+                    }
+                }
+                if let Some(problem) = &entry.problem {
+                    stats.problems.push((path.clone(), problem.clone()));
+                }
+            }
+            stats.last_change = state.journal.next_id().checked_sub(1).filter(|&id| id > 0);
+            Ok(stats)
+        })
+    }
+
+    /// The journal, oldest first.
+    pub fn log(&self) -> Result<Vec<ChangeRecord>> {
+        journal::read_all(&self.journal_path).map_err(Error::io("reading the journal"))
+    }
+
+    // ---- the eight operations' writes ------------------------------------
+
+    /// Creates or replaces a file. Returns the journal record, or `None`
+    /// when the content was already there.
+    pub fn write(
+        &self,
+        path: &str,
+        content: &str,
+        author: &Author,
+    ) -> Result<Option<ChangeRecord>> {
+        let p = writable(path)?;
+        self.change(author, None, |tx| {
+            let previous = match tx.read(&p)? {
+                Current::Folder => {
+                    return Err(Error::IsAFolder {
+                        path: p.to_string(),
+                    });
+                }
+                Current::File(bytes) => Some(bytes),
+                Current::Absent => None,
+            };
+            if let Some(bytes) = tx.prepare(&p, content, previous.as_deref())? {
+                tx.put(&p, bytes)?;
+            }
+            Ok(())
+        })
+        .map(|(_, record)| record)
+    }
+
+    /// Replaces the first occurrence of `old` with `new`.
+    pub fn edit(
+        &self,
+        path: &str,
+        old: &str,
+        new: &str,
+        author: &Author,
+    ) -> Result<Option<ChangeRecord>> {
+        let p = writable(path)?;
+        if old.is_empty() {
+            return Err(Error::Refused("the text to replace is empty".into()));
+        }
+        self.change(author, None, |tx| {
+            let (bytes, text) = existing_text(tx, &p)?;
+            let edited =
+                text::replace_first(&text, old, new).ok_or_else(|| Error::TextNotFound {
+                    path: p.to_string(),
+                })?;
+            if let Some(out) = tx.prepare(&p, &edited, Some(&bytes))? {
+                tx.put(&p, out)?;
+            }
+            Ok(())
+        })
+        .map(|(_, record)| record)
+    }
+
+    /// Adds a block at the top (below frontmatter and title) or bottom of a
+    /// file, creating it if needed.
+    pub fn append(
+        &self,
+        path: &str,
+        content: &str,
+        position: Position,
+        author: &Author,
+    ) -> Result<Option<ChangeRecord>> {
+        let p = writable(path)?;
+        self.change(author, None, |tx| {
+            let (bytes, text) = match tx.read(&p)? {
+                Current::Absent => (None, String::new()),
+                _ => {
+                    let (bytes, text) = existing_text(tx, &p)?;
+                    (Some(bytes), text)
+                }
+            };
+            let appended = text::append(&text, content, position, p.is_markdown());
+            if let Some(out) = tx.prepare(&p, &appended, bytes.as_deref())? {
+                tx.put(&p, out)?;
+            }
+            Ok(())
+        })
+        .map(|(_, record)| record)
+    }
+
+    /// Deletes a file, or a folder and everything in it.
+    pub fn delete(&self, path: &str, author: &Author) -> Result<Option<ChangeRecord>> {
+        let p = writable(path)?;
+        self.change(author, None, |tx| tx.remove(&p))
+            .map(|(_, record)| record)
+    }
+
+    /// Moves a file or folder. When `to` is an existing folder, the item
+    /// moves into it under its own name.
+    pub fn rename(&self, from: &str, to: &str, author: &Author) -> Result<Option<ChangeRecord>> {
+        let from = writable(from)?;
+        let mut to = writable(to)?;
+        self.change(author, None, |tx| {
+            if tx.version(&to)? == Version::Folder {
+                to = to.child(from.name())?;
+            }
+            if to == from {
+                return Ok(());
+            }
+            if to.starts_with(&from) {
+                return Err(Error::Refused(format!("cannot move {from} into itself")));
+            }
+            if to.as_str() == TREE_MD {
+                return Err(Error::Generated {
+                    path: to.to_string(),
+                });
+            }
+            tx.rename(&from, &to)
+        })
+        .map(|(_, record)| record)
+    }
+
+    /// Restores every path of change `id` to its state before it, as a new
+    /// journaled change. Refused when a path has changed since (unless
+    /// `force`), because that would silently discard the newer content —
+    /// which, with `force`, is itself kept in the journal and can be restored.
+    pub fn undo(&self, id: u64, author: &Author, force: bool) -> Result<Option<ChangeRecord>> {
+        let history = self.log()?;
+        let target = history
+            .iter()
+            .find(|r| r.id == id)
+            .cloned()
+            .ok_or(Error::UnknownChange { id })?;
+        let later = |path: &VaultPath| {
+            history
+                .iter()
+                .filter(|r| r.id > id && r.files.iter().any(|f| &f.path == path))
+                .map(|r| r.id)
+                .next_back()
+        };
+        if !force && let Some(by) = history.iter().find(|r| r.undoes == Some(id)) {
+            return Err(Error::UndoConflict {
+                id,
+                detail: format!("it was already undone by change {}", by.id),
+            });
+        }
+        let author = Author::new(
+            author.actor.clone(),
+            format!("undo change {id} ({})", target.reason),
+        );
+        self.change(&author, Some(id), |tx| {
+            if !force {
+                let mut conflicts = Vec::new();
+                for f in &target.files {
+                    if tx.version(&f.path)? != f.after || !folder_holds_only(tx, &target, &f.path)?
+                    {
+                        conflicts.push(match later(&f.path) {
+                            Some(n) => format!("{} was changed again by change {n}", f.path),
+                            None => format!("{} was changed since", f.path),
+                        });
+                    }
+                }
+                if !conflicts.is_empty() {
+                    return Err(Error::UndoConflict {
+                        id,
+                        detail: conflicts.join("; "),
+                    });
+                }
+            }
+            for f in target.files.iter().rev() {
+                restore(tx, &f.path, &f.before)?;
+            }
+            Ok(())
+        })
+        .map(|(_, record)| record)
+    }
+
+    // ---- the pipeline ----------------------------------------------------
+
+    /// Runs `body` as one change: under the vault lock, after catching up
+    /// with other processes, committing (journal, manifest, tree.md) even if
+    /// `body` fails part-way, then telling listeners.
+    pub(crate) fn change<T>(
+        &self,
+        author: &Author,
+        undoes: Option<u64>,
+        body: impl FnOnce(&mut Tx) -> Result<T>,
+    ) -> Result<(T, Option<ChangeRecord>)> {
+        let mut state = lock(&self.state);
+        let guard = self
+            .lock
+            .acquire()
+            .map_err(Error::io("locking the vault"))?;
+        let mut events = self.catch_up(&mut state)?;
+        let mut tx = Tx::new(self, &mut state);
+        let result = body(&mut tx);
+        let (record, more) = tx.commit(author, undoes)?;
+        drop(guard);
+        events.extend(more);
+        self.announce(&events);
+        result.map(|value| (value, record))
+    }
+
+    /// Runs `body` with the state current and the lock held, writing nothing.
+    pub(crate) fn with_lock<T>(&self, body: impl FnOnce(&State) -> Result<T>) -> Result<T> {
+        let mut state = lock(&self.state);
+        let guard = self
+            .lock
+            .acquire()
+            .map_err(Error::io("locking the vault"))?;
+        let events = self.catch_up(&mut state)?;
+        let result = body(&state);
+        drop(guard);
+        self.announce(&events);
+        result
+    }
+
+    /// Replays what other processes appended to the manifest and journal.
+    fn catch_up(&self, state: &mut State) -> Result<Vec<Changed>> {
+        let changed = state
+            .manifest
+            .refresh()
+            .map_err(Error::io("reading the manifest"))?;
+        state
+            .journal
+            .refresh()
+            .map_err(Error::io("reading the journal"))?;
+        if !changed.is_empty() {
+            // The other process rewrote tree.md; look at the disk next time.
+            state.tree_body = None;
+        }
+        Ok(changed
+            .into_iter()
+            .map(|path| Changed {
+                removed: state.manifest.get(&path).is_none(),
+                path,
+            })
+            .collect())
+    }
+
+    fn announce(&self, events: &[Changed]) {
+        if events.is_empty() {
+            return;
+        }
+        let listeners: Vec<Listener> = lock(&self.listeners).clone();
+        for listener in listeners {
+            listener(events);
+        }
+    }
+}
+
+/// A path the write operations may change: not the root, not tree.md.
+fn writable(path: &str) -> Result<VaultPath> {
+    let p = VaultPath::parse(path)?;
+    if p.is_root() {
+        return Err(Error::Refused(
+            "the vault root itself cannot be changed".into(),
+        ));
+    }
+    if p.as_str() == TREE_MD {
+        return Err(Error::Generated {
+            path: p.to_string(),
+        });
+    }
+    Ok(p)
+}
+
+/// The bytes and text of an existing text file.
+fn existing_text(tx: &mut Tx, p: &VaultPath) -> Result<(Vec<u8>, String)> {
+    match tx.read(p)? {
+        Current::Absent => Err(Error::NotFound {
+            path: p.to_string(),
+        }),
+        Current::Folder => Err(Error::IsAFolder {
+            path: p.to_string(),
+        }),
+        Current::File(bytes) => match String::from_utf8(bytes.clone()) {
+            Ok(text) => Ok((bytes, text)),
+            Err(e) => Err(Error::NotUtf8 {
+                path: p.to_string(),
+                offset: e.utf8_error().valid_up_to(),
+            }),
+        },
+    }
+}
+
+/// For a folder the change created: true unless something not made by the
+/// change has appeared in it (undoing would then delete that too).
+fn folder_holds_only(tx: &mut Tx, change: &ChangeRecord, folder: &VaultPath) -> Result<bool> {
+    let created_here = change
+        .files
+        .iter()
+        .any(|f| &f.path == folder && f.before == Version::Absent && f.after == Version::Folder);
+    if !created_here {
+        return Ok(true);
+    }
+    let inside: Vec<VaultPath> = tx
+        .state
+        .manifest
+        .subtree(folder)
+        .map(|(p, _)| p.clone())
+        .collect();
+    Ok(inside.iter().all(|p| {
+        change
+            .files
+            .iter()
+            .any(|f| &f.path == p && f.after != Version::Absent)
+    }))
+}
+
+/// Puts `path` back into `version`.
+fn restore(tx: &mut Tx, path: &VaultPath, version: &Version) -> Result<()> {
+    match version {
+        Version::Absent => match tx.version(path)? {
+            Version::Absent => Ok(()),
+            Version::File(_) => tx.remove(path),
+            // Leave a folder that still holds something (only possible with force).
+            Version::Folder if tx.state.manifest.subtree(path).nth(1).is_some() => Ok(()),
+            Version::Folder => tx.remove(path),
+        },
+        Version::Folder => tx.make_folder(path),
+        Version::File(hash) => {
+            let bytes = tx.vault.blobs.get(hash).map_err(|e| {
+                Error::Refused(format!(
+                    "the earlier version of {path} is no longer stored ({e})"
+                ))
+            })?;
+            let current = match tx.read(path)? {
+                Current::File(b) => Some(b),
+                Current::Folder => {
+                    return Err(Error::IsAFolder {
+                        path: path.to_string(),
+                    });
+                }
+                Current::Absent => None,
+            };
+            // Restored notes are stamped as updated now; content Knower cannot
+            // stamp (malformed frontmatter, not UTF-8) comes back as it was.
+            let out = match std::str::from_utf8(&bytes) {
+                Ok(text) => match tx.prepare(path, text, current.as_deref()) {
+                    Ok(out) => out,
+                    Err(Error::MalformedFrontmatter { .. }) => Some(bytes),
+                    Err(e) => return Err(e),
+                },
+                Err(_) => Some(bytes),
+            };
+            match out {
+                Some(out) => tx.put(path, out),
+                None => Ok(()),
+            }
+        }
+    }
+}
+
+/// A poisoned mutex only means another thread panicked mid-change; the
+/// state is still the best knowledge there is, and the next rescan repairs
+/// anything it missed.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}

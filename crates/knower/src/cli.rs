@@ -1,0 +1,115 @@
+//! The command line, as clap reads it.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Knower: a local-first memory of plain markdown files, for you and your AI tools.
+///
+/// The vault is found by --vault, then $KNOWER_VAULT, then ~/knower.
+/// Exit codes: 0 success, 1 the operation failed or was refused, 2 bad usage.
+#[derive(Parser, Debug)]
+#[command(name = "knower", version, max_term_width = 100)]
+pub struct Cli {
+    /// The vault folder.
+    #[arg(long, global = true, env = "KNOWER_VAULT", value_name = "PATH")]
+    pub vault: Option<PathBuf>,
+
+    /// Print machine-readable JSON (errors too, on stderr).
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Create a vault (never overwrites existing files; existing notes are adopted).
+    Init {
+        /// Where to create it (default: the vault location).
+        path: Option<PathBuf>,
+    },
+    /// Keep the vault's frontmatter and tree.md up to date while you edit files elsewhere.
+    ///
+    /// Creates the vault first if it does not exist. Runs until interrupted.
+    Watch,
+    /// Show the file tree with token counts.
+    Tree {
+        /// A folder or file inside the vault.
+        #[arg(default_value = "")]
+        path: String,
+        /// Levels of folders to show (all by default).
+        #[arg(long, short)]
+        depth: Option<usize>,
+    },
+    /// Print a file, frontmatter included.
+    Read { path: String },
+    /// Create or replace a file with the text read from standard input.
+    Write {
+        path: String,
+        #[command(flatten)]
+        why: Why,
+    },
+    /// Add the text read from standard input to a file (created if missing).
+    Append {
+        path: String,
+        /// Insert below the frontmatter and title instead of at the end.
+        #[arg(long)]
+        top: bool,
+        #[command(flatten)]
+        why: Why,
+    },
+    /// Replace the first occurrence of a passage.
+    Edit {
+        path: String,
+        /// The exact text to replace.
+        #[arg(long)]
+        old: String,
+        /// The text to put in its place.
+        #[arg(long)]
+        new: String,
+        #[command(flatten)]
+        why: Why,
+    },
+    /// Move or rename a file or folder (into FOLDER if TO is an existing folder).
+    Mv {
+        from: String,
+        to: String,
+        #[command(flatten)]
+        why: Why,
+    },
+    /// Delete a file, or a folder and everything in it (undoable).
+    Rm {
+        path: String,
+        #[command(flatten)]
+        why: Why,
+    },
+    /// List the changes made to the vault, newest first.
+    Log {
+        /// How many changes to show.
+        #[arg(long, short = 'n', default_value_t = 20)]
+        limit: usize,
+        /// Only changes touching this path (or anything below it).
+        #[arg(long)]
+        path: Option<String>,
+    },
+    /// Restore what a change modified, as a new change.
+    Undo {
+        /// The change id, as `knower log` shows it.
+        id: u64,
+        /// Restore even if the files changed since (their newer content stays in the journal).
+        #[arg(long)]
+        force: bool,
+    },
+    /// Show the vault, its size, and anything pending or wrong.
+    Status,
+}
+
+/// Why a change is made; recorded in the journal.
+#[derive(Args, Debug)]
+pub struct Why {
+    /// The reason recorded in the journal (default: the command).
+    #[arg(long, short = 'm', value_name = "REASON")]
+    pub message: Option<String>,
+}

@@ -1,0 +1,394 @@
+//! What each command does: find the vault, call the vault library, print.
+
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use knower_vault::{
+    Author, ChangeRecord, EntryKind, Error, Position, SyncReport, TreeNode, Vault, VaultPath,
+    WatchEvent, folder_summary, human_size, render_tree,
+};
+use serde::Serialize;
+
+use crate::cli::{Cli, Command, Why};
+
+/// A failed command: one line of explanation and possibly what to do.
+#[derive(Debug)]
+pub struct Failure {
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Failure {
+        Failure {
+            hint: e.hint().map(str::to_string),
+            message: e.to_string(),
+        }
+    }
+}
+
+fn failure(message: impl Into<String>, hint: Option<&str>) -> Failure {
+    Failure {
+        message: message.into(),
+        hint: hint.map(str::to_string),
+    }
+}
+
+type Outcome = Result<(), Failure>;
+
+/// The actor the journal records for changes made from the command line.
+const ACTOR: &str = "cli";
+
+pub fn run(cli: Cli) -> Outcome {
+    let json = cli.json;
+    let location = || vault_location(cli.vault.clone());
+    match cli.command {
+        Command::Init { path } => init(&path.map_or_else(location, Ok)?, json),
+        Command::Watch => watch(&location()?, json),
+        Command::Status => status(&Vault::open(&location()?)?, json),
+        Command::Log { limit, path } => {
+            log(&Vault::open(&location()?)?, limit, path.as_deref(), json)
+        }
+        command => {
+            let vault = Vault::open(&location()?)?;
+            // Whatever changed while Knower was not running is processed
+            // first, so every command sees (and journals against) the truth.
+            let report = vault.rescan()?;
+            announce_rescan(&report, json);
+            edit_or_read(&vault, command, json)
+        }
+    }
+}
+
+/// `--vault` or `$KNOWER_VAULT` (clap reads both), else `~/knower`.
+fn vault_location(given: Option<PathBuf>) -> Result<PathBuf, Failure> {
+    if let Some(path) = given {
+        return Ok(path);
+    }
+    match std::env::var_os("HOME") {
+        Some(home) if !home.is_empty() => Ok(Path::new(&home).join("knower")),
+        _ => Err(failure(
+            "no vault given and $HOME is not set",
+            Some("pass --vault PATH or set KNOWER_VAULT"),
+        )),
+    }
+}
+
+fn edit_or_read(vault: &Vault, command: Command, json: bool) -> Outcome {
+    let author =
+        |why: &Why, default: String| Author::new(ACTOR, why.message.clone().unwrap_or(default));
+    let record = match command {
+        Command::Tree { path, depth } => return tree(vault, &path, depth, json),
+        Command::Read { path } => return read(vault, &path, json),
+        Command::Write { path, why } => {
+            let content = stdin_text()?;
+            vault.write(
+                &path,
+                &content,
+                &author(&why, format!("knower write {path}")),
+            )?
+        }
+        Command::Append { path, top, why } => {
+            let content = stdin_text()?;
+            let position = if top { Position::Top } else { Position::Bottom };
+            vault.append(
+                &path,
+                &content,
+                position,
+                &author(&why, format!("knower append {path}")),
+            )?
+        }
+        Command::Edit {
+            path,
+            old,
+            new,
+            why,
+        } => vault.edit(
+            &path,
+            &old,
+            &new,
+            &author(&why, format!("knower edit {path}")),
+        )?,
+        Command::Mv { from, to, why } => {
+            vault.rename(&from, &to, &author(&why, format!("knower mv {from} {to}")))?
+        }
+        Command::Rm { path, why } => {
+            vault.delete(&path, &author(&why, format!("knower rm {path}")))?
+        }
+        Command::Undo { id, force } => {
+            vault.undo(id, &Author::new(ACTOR, format!("knower undo {id}")), force)?
+        }
+        Command::Init { .. } | Command::Watch | Command::Status | Command::Log { .. } => {
+            unreachable!("handled before the rescan")
+        }
+    };
+    print_change(record.as_ref(), json)
+}
+
+fn init(path: &Path, json: bool) -> Outcome {
+    let (vault, report) = Vault::init(path, &Author::new(ACTOR, "knower init"))?;
+    if json {
+        return print_json(&serde_json::json!({
+            "root": vault.root(),
+            "created": report.created,
+            "kept": report.kept,
+            "adopted": report.adopted,
+        }));
+    }
+    println!("vault ready at {}", vault.root().display());
+    let list = |paths: &[VaultPath]| {
+        paths
+            .iter()
+            .map(|p| p.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if !report.created.is_empty() {
+        println!("  created  {}", list(&report.created));
+    }
+    if !report.kept.is_empty() {
+        println!(
+            "  kept     {} (already there, left as they were)",
+            list(&report.kept)
+        );
+    }
+    if report.adopted > 0 {
+        println!("  adopted  {} existing files and folders", report.adopted);
+    }
+    Ok(())
+}
+
+fn watch(path: &Path, json: bool) -> Outcome {
+    let vault = match Vault::open(path) {
+        Ok(vault) => vault,
+        Err(Error::NotAVault { .. }) => {
+            let (vault, _) =
+                Vault::init(path, &Author::new(ACTOR, "knower watch: create the vault"))?;
+            if !json {
+                println!("created a new vault at {}", vault.root().display());
+            }
+            vault
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let vault = Arc::new(vault);
+    let report = vault.rescan()?;
+    announce_rescan(&report, json);
+    let _watcher = vault.watch(move |event| match event {
+        WatchEvent::Synced(report) => print_sync(&report, json),
+        WatchEvent::Failed(e) => {
+            let f = Failure::from(e);
+            eprintln!("error: {}", f.message);
+        }
+    })?;
+    if !json {
+        let stats = vault.stats()?;
+        println!(
+            "watching {} ({} files · {} tokens); press Ctrl-C to stop",
+            vault.root().display(),
+            stats.files,
+            stats.tokens
+        );
+    }
+    loop {
+        std::thread::park();
+    }
+}
+
+fn status(vault: &Vault, json: bool) -> Outcome {
+    let stats = vault.stats()?;
+    let pending = vault.pending()?;
+    if json {
+        return print_json(&serde_json::json!({
+            "root": vault.root(),
+            "files": stats.files,
+            "folders": stats.folders,
+            "tokens": stats.tokens,
+            "bytes": stats.bytes,
+            "last_change": stats.last_change,
+            "pending": pending,
+            "problems": stats.problems.iter().map(|(p, why)| serde_json::json!({"path": p, "problem": why})).collect::<Vec<_>>(),
+        }));
+    }
+    println!("vault     {}", vault.root().display());
+    println!(
+        "files     {} in {} folders · {} tokens · {}",
+        stats.files,
+        stats.folders,
+        stats.tokens,
+        human_size(stats.bytes)
+    );
+    match stats.last_change {
+        Some(id) => println!("journal   {id} changes recorded (`knower log`)"),
+        None => println!("journal   empty"),
+    }
+    if pending.is_empty() {
+        println!("pending   nothing");
+    } else {
+        println!(
+            "pending   {} changed outside Knower, processed by the next command or `knower watch`:",
+            pending.len()
+        );
+        for p in pending.iter().take(20) {
+            println!("            {} {}", p.what, p.path);
+        }
+        if pending.len() > 20 {
+            println!("            … and {} more", pending.len() - 20);
+        }
+    }
+    if stats.problems.is_empty() {
+        println!("problems  none");
+    } else {
+        println!("problems  {} files left untouched:", stats.problems.len());
+        for (path, problem) in &stats.problems {
+            println!("            {path}: {problem}");
+        }
+    }
+    Ok(())
+}
+
+fn log(vault: &Vault, limit: usize, path: Option<&str>, json: bool) -> Outcome {
+    let filter = path.map(VaultPath::parse).transpose()?;
+    let records: Vec<ChangeRecord> = vault
+        .log()?
+        .into_iter()
+        .rev()
+        .filter(|r| {
+            filter
+                .as_ref()
+                .is_none_or(|p| r.files.iter().any(|f| f.path.starts_with(p)))
+        })
+        .take(limit)
+        .collect();
+    if json {
+        return print_json(&records);
+    }
+    if records.is_empty() {
+        println!("no changes recorded");
+    }
+    for record in &records {
+        print_record(record);
+    }
+    Ok(())
+}
+
+fn tree(vault: &Vault, path: &str, depth: Option<usize>, json: bool) -> Outcome {
+    let node = vault.tree(path, depth)?;
+    if json {
+        return print_json(&node);
+    }
+    let listing = match node.kind {
+        EntryKind::Folder => {
+            let name = if node.path.is_root() {
+                vault.root().display().to_string()
+            } else {
+                format!("{}/", node.path)
+            };
+            println!("{name} · {}", folder_summary(&node));
+            render_tree(&node)
+        }
+        EntryKind::File => render_tree(&TreeNode {
+            children: vec![node.clone()],
+            ..node
+        }),
+    };
+    print!("{listing}");
+    Ok(())
+}
+
+fn read(vault: &Vault, path: &str, json: bool) -> Outcome {
+    let content = vault.read(path)?;
+    if json {
+        let frontmatter = knower_vault::frontmatter::parse(&content).ok().flatten();
+        return print_json(&serde_json::json!({
+            "path": VaultPath::parse(path)?,
+            "frontmatter": frontmatter,
+            "content": content,
+        }));
+    }
+    io::stdout()
+        .write_all(content.as_bytes())
+        .map_err(|e| failure(format!("writing to stdout: {e}"), None))
+}
+
+fn stdin_text() -> Result<String, Failure> {
+    let mut bytes = Vec::new();
+    io::stdin()
+        .read_to_end(&mut bytes)
+        .map_err(|e| failure(format!("reading standard input: {e}"), None))?;
+    String::from_utf8(bytes).map_err(|e| {
+        failure(
+            format!(
+                "standard input is not valid UTF-8 text (first invalid byte at offset {})",
+                e.utf8_error().valid_up_to()
+            ),
+            Some("Knower writes text files only"),
+        )
+    })
+}
+
+fn print_change(record: Option<&ChangeRecord>, json: bool) -> Outcome {
+    if json {
+        return print_json(&record);
+    }
+    match record {
+        Some(record) => print_record(record),
+        None => println!("nothing to change"),
+    }
+    Ok(())
+}
+
+fn print_record(record: &ChangeRecord) {
+    let when = record.at.get(..19).unwrap_or(&record.at).replace('T', " ");
+    let undoes = record
+        .undoes
+        .map(|id| format!(" (undoes {id})"))
+        .unwrap_or_default();
+    println!(
+        "{:>4}  {when}  {:<8}  {}{undoes}",
+        record.id, record.actor, record.reason
+    );
+    for file in &record.files {
+        println!("        {} {}", file.letter(), file.path);
+    }
+}
+
+/// After a rescan, a note on stderr (stdout stays the command's output).
+fn announce_rescan(report: &SyncReport, json: bool) {
+    if json {
+        return;
+    }
+    if let Some(change) = &report.change {
+        eprintln!(
+            "note: {} paths changed outside Knower were processed (change {})",
+            change.files.len(),
+            change.id
+        );
+    }
+    for (path, problem) in &report.problems {
+        eprintln!("warning: {path}: {problem}; left untouched");
+    }
+}
+
+fn print_sync(report: &SyncReport, json: bool) {
+    if report.change.is_none() && report.problems.is_empty() {
+        return;
+    }
+    if json {
+        let _ = print_json(report);
+        return;
+    }
+    if let Some(change) = &report.change {
+        print_record(change);
+    }
+    for (path, problem) in &report.problems {
+        eprintln!("warning: {path}: {problem}; left untouched");
+    }
+}
+
+fn print_json(value: &impl Serialize) -> Outcome {
+    let text = serde_json::to_string_pretty(value).map_err(|e| failure(e.to_string(), None))?;
+    println!("{text}");
+    Ok(())
+}
