@@ -26,6 +26,7 @@ use crate::frontmatter;
 use crate::fsutil;
 use crate::path::VaultPath;
 use crate::time;
+use crate::tree::Listing;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -132,6 +133,9 @@ struct Record {
 
 pub(crate) struct Manifest {
     entries: BTreeMap<VaultPath, Entry>,
+    /// tree.md's lines, built on first use and then kept in step with
+    /// `entries` by [`Manifest::apply`].
+    listing: Option<Listing>,
     log: PathBuf,
     /// Which log file (inode) and how much of it is reflected in `entries`.
     inode: u64,
@@ -145,6 +149,7 @@ impl Manifest {
     pub(crate) fn load(log: PathBuf) -> io::Result<Manifest> {
         let mut manifest = Manifest {
             entries: BTreeMap::new(),
+            listing: None,
             log,
             inode: 0,
             offset: 0,
@@ -156,6 +161,7 @@ impl Manifest {
 
     fn reload(&mut self) -> io::Result<()> {
         self.entries.clear();
+        self.listing = None;
         self.records = 0;
         self.offset = 0;
         self.inode = fs::metadata(&self.log).map_or(0, |m| m.ino());
@@ -171,10 +177,18 @@ impl Manifest {
                 continue;
             };
             self.records += 1;
-            match record.entry {
-                Some(entry) => self.entries.insert(record.path, entry),
-                None => self.entries.remove(&record.path),
-            };
+            self.apply(record.path, record.entry);
+        }
+    }
+
+    /// The one way entries change, so the listing can follow.
+    fn apply(&mut self, path: VaultPath, entry: Option<Entry>) {
+        let old = match entry {
+            Some(e) => self.entries.insert(path.clone(), e),
+            None => self.entries.remove(&path),
+        };
+        if let Some(listing) = &mut self.listing {
+            listing.update(&self.entries, &path, old.as_ref());
         }
     }
 
@@ -188,6 +202,7 @@ impl Manifest {
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 let gone: Vec<VaultPath> = self.entries.keys().cloned().collect();
                 self.entries.clear();
+                self.listing = None;
                 (self.inode, self.offset, self.records) = (0, 0, 0);
                 return Ok(gone);
             }
@@ -250,6 +265,11 @@ impl Manifest {
         &self.entries
     }
 
+    pub(crate) fn listing(&mut self) -> &Listing {
+        self.listing
+            .get_or_insert_with(|| Listing::build(&self.entries))
+    }
+
     /// `path` and everything below it.
     pub(crate) fn subtree<'a>(
         &'a self,
@@ -263,10 +283,7 @@ impl Manifest {
     /// Updates the in-memory view at once; [`Manifest::persist`] writes the
     /// records out when the change is committed.
     pub(crate) fn set(&mut self, path: VaultPath, entry: Option<Entry>) {
-        match entry {
-            Some(e) => self.entries.insert(path, e),
-            None => self.entries.remove(&path),
-        };
+        self.apply(path, entry);
     }
 
     /// Appends the records of a committed change (the lock is held, so the
