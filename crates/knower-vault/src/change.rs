@@ -153,7 +153,14 @@ impl<'a> Tx<'a> {
             return Ok(());
         }
         match self.version(path)? {
-            Version::Folder => Ok(()),
+            Version::Folder => {
+                // Made outside Knower and not processed yet: the manifest
+                // learns of it (the journal does not claim this change made it).
+                if self.state.manifest.get(path).is_none() {
+                    self.note(path, Some(Entry::folder()));
+                }
+                Ok(())
+            }
             Version::File(_) => Err(Error::NotAFolder {
                 path: path.to_string(),
             }),

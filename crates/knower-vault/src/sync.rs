@@ -44,33 +44,40 @@ pub struct Pending {
     pub what: &'static str,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Compare {
-    /// Trust size and modification time (the start-up rescan).
-    Stat,
-    /// Read and hash (a path the watcher reported).
-    Content,
-}
-
 impl Vault {
     /// Brings Knower up to date with everything that changed while no Knower
     /// process was watching. Reads only files whose size or modification
     /// time differ from the manifest.
     pub fn rescan(&self) -> Result<SyncReport> {
-        self.sync(
-            &[VaultPath::root()],
-            "changed while Knower was not running",
-            true,
-        )
+        self.rescan_with(&mut |_, _| {})
+    }
+
+    /// [`Vault::rescan`], calling `progress(done, total)` after each file it
+    /// had to read (`total` counts only those).
+    pub fn rescan_with(&self, progress: &mut dyn FnMut(usize, usize)) -> Result<SyncReport> {
+        let reason = "changed while Knower was not running";
+        self.sync(&[VaultPath::root()], reason, true, progress)
+    }
+
+    /// The rescan of `init`, journaled as adopting what was already there.
+    pub(crate) fn adopt(&self, progress: &mut dyn FnMut(usize, usize)) -> Result<SyncReport> {
+        let reason = "already in the folder when the vault was created";
+        self.sync(&[VaultPath::root()], reason, true, progress)
     }
 
     /// Processes paths reported by the watcher: a file is compared by
     /// content, a folder is rescanned, a vanished path is forgotten.
     pub fn sync_paths(&self, paths: &[VaultPath]) -> Result<SyncReport> {
-        self.sync(paths, "edited outside Knower", false)
+        self.sync(paths, "edited outside Knower", false, &mut |_, _| {})
     }
 
-    fn sync(&self, bases: &[VaultPath], reason: &str, whole: bool) -> Result<SyncReport> {
+    fn sync(
+        &self,
+        bases: &[VaultPath],
+        reason: &str,
+        whole: bool,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<SyncReport> {
         let author = Author::new("external", reason);
         let (mut report, record) = self.change(&author, None, |tx| {
             if whole {
@@ -79,7 +86,7 @@ impl Vault {
             }
             let mut report = SyncReport::default();
             for base in bases {
-                tx.sync_path(base, &mut report)?;
+                tx.sync_path(base, &mut report, progress)?;
             }
             Ok(report)
         })?;
@@ -123,7 +130,12 @@ impl Vault {
 }
 
 impl Tx<'_> {
-    fn sync_path(&mut self, base: &VaultPath, report: &mut SyncReport) -> Result<()> {
+    fn sync_path(
+        &mut self,
+        base: &VaultPath,
+        report: &mut SyncReport,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<()> {
         if base.as_str() == TREE_MD {
             // Someone touched the generated file: compare it with the manifest.
             self.state.tree_body = None;
@@ -135,8 +147,8 @@ impl Tx<'_> {
             .ok()
             .and_then(|disk| fs::symlink_metadata(disk).ok());
         match meta {
-            Some(m) if m.is_file() => self.sync_file(base, &m, Compare::Content, report),
-            Some(m) if m.is_dir() => self.sync_folder(base, report),
+            Some(m) if m.is_file() => self.sync_file(base, &m, report),
+            Some(m) if m.is_dir() => self.sync_folder(base, report, progress),
             _ => {
                 self.forget(base, &HashSet::new());
                 Ok(())
@@ -144,7 +156,12 @@ impl Tx<'_> {
         }
     }
 
-    fn sync_folder(&mut self, base: &VaultPath, report: &mut SyncReport) -> Result<()> {
+    fn sync_folder(
+        &mut self,
+        base: &VaultPath,
+        report: &mut SyncReport,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<()> {
         let mut seen = HashSet::new();
         if !base.is_root() {
             seen.insert(base.clone());
@@ -155,12 +172,26 @@ impl Tx<'_> {
         for temp in found.temps {
             let _ = fs::remove_file(temp);
         }
+        // Folders first (the walk lists a folder before its contents), then
+        // the files whose size or time moved, which are the slow part.
+        let mut to_read = Vec::new();
         for (p, kind, meta) in found.entries {
             match kind {
                 EntryKind::Folder => self.know_folder(&p),
-                EntryKind::File => self.sync_file(&p, &meta, Compare::Stat, report)?,
+                EntryKind::File
+                    if self
+                        .state
+                        .manifest
+                        .get(&p)
+                        .is_some_and(|e| e.same_stat(&meta)) => {}
+                EntryKind::File => to_read.push((p.clone(), meta)),
             }
             seen.insert(p);
+        }
+        let total = to_read.len();
+        for (done, (p, meta)) in to_read.into_iter().enumerate() {
+            self.sync_file(&p, &meta, report)?;
+            progress(done + 1, total);
         }
         self.forget(base, &seen);
         Ok(())
@@ -197,17 +228,15 @@ impl Tx<'_> {
         }
     }
 
+    /// Compares a file with what the manifest knows by content, and brings
+    /// a version Knower did not write into the pipeline.
     fn sync_file(
         &mut self,
         path: &VaultPath,
         meta: &Metadata,
-        compare: Compare,
         report: &mut SyncReport,
     ) -> Result<()> {
         let known = self.state.manifest.get(path).cloned();
-        if compare == Compare::Stat && known.as_ref().is_some_and(|e| e.same_stat(meta)) {
-            return Ok(());
-        }
         let disk = path.on_disk(self.vault.root());
         let bytes = match fs::read(&disk) {
             Ok(b) => b,
@@ -231,6 +260,17 @@ impl Tx<'_> {
                 self.note(path, Some(entry));
             }
             return Ok(());
+        }
+
+        // A new file may sit in folders made at the same time, whose own
+        // events have not been handled: record them first, outermost first.
+        if known.is_none() {
+            let ancestors: Vec<VaultPath> = path.ancestors().collect();
+            for folder in ancestors.iter().rev() {
+                if self.state.manifest.get(folder).is_none() {
+                    self.know_folder(folder);
+                }
+            }
         }
 
         // A version Knower did not write: keep it before anything else.

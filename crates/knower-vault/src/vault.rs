@@ -97,6 +97,16 @@ impl Vault {
     /// internal folder. Existing files are never overwritten; they are
     /// adopted (recorded, and given frontmatter like any new file).
     pub fn init(root: &Path, author: &Author) -> Result<(Vault, InitReport)> {
+        Vault::init_with(root, author, &mut |_, _| {})
+    }
+
+    /// [`Vault::init`], calling `progress(done, total)` while it adopts the
+    /// files already in the folder.
+    pub fn init_with(
+        root: &Path,
+        author: &Author,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<(Vault, InitReport)> {
         fs::create_dir_all(root).map_err(Error::io(format!("creating {}", root.display())))?;
         let internal = root.join(INTERNAL_DIR);
         fs::create_dir_all(internal.join("journal").join("objects"))
@@ -115,7 +125,7 @@ impl Vault {
             }
         }
         let vault = Vault::open(root)?;
-        let adopted = vault.rescan()?.change.map_or(0, |c| c.files.len());
+        let adopted = vault.adopt(progress)?.change.map_or(0, |c| c.files.len());
         let (report, _) = vault.change(author, None, |tx| {
             let mut report = InitReport {
                 adopted,

@@ -251,6 +251,12 @@ fn symbolic_links_cannot_lead_out() {
         vault.write("alias.md", "x", &me()),
         Err(Error::Symlink { .. })
     ));
+    // Nor may a link reach Knower's own folder.
+    std::os::unix::fs::symlink(dir.path().join(".knower"), dir.path().join("peek")).unwrap();
+    assert!(matches!(
+        vault.read("peek/manifest.jsonl"),
+        Err(Error::OutsideVault { .. })
+    ));
     // Links are not vault content.
     vault.rescan().unwrap();
     assert!(!disk(&dir, "tree.md").contains("out/"));
@@ -414,6 +420,49 @@ fn undo_of_a_folder_deletion_brings_everything_back() {
     vault.undo(removal.id, &me(), false).unwrap();
     assert_eq!(body(&disk(&dir, "projects/acme/notes/a.md")), "a");
     assert!(dir.path().join("projects/acme/empty").is_dir());
+}
+
+#[test]
+fn folders_made_outside_knower_appear_in_tree_md() {
+    let (dir, vault) = new_vault();
+    // The watcher may report only the file of `mkdir -p a/b && echo > a/b/x.md`.
+    fs::create_dir_all(dir.path().join("projects/new/deep")).unwrap();
+    fs::write(dir.path().join("projects/new/deep/x.md"), "x").unwrap();
+    let path = knower_vault::VaultPath::parse("projects/new/deep/x.md").unwrap();
+    let change = vault.sync_paths(&[path]).unwrap().change.unwrap();
+    let added: Vec<&str> = change.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(
+        added,
+        [
+            "projects/new",
+            "projects/new/deep",
+            "projects/new/deep/x.md"
+        ]
+    );
+    assert!(disk(&dir, "tree.md").contains("\n  - new/ · 1 file · 1 tokens\n    - deep/ · 1 file"));
+
+    // A write into a folder made by hand and not processed yet.
+    fs::create_dir_all(dir.path().join("bucket/by-hand")).unwrap();
+    let change = vault
+        .write("bucket/by-hand/y.md", "y", &me())
+        .unwrap()
+        .unwrap();
+    assert_eq!(change.files.len(), 1, "the change did not make the folder");
+    assert!(disk(&dir, "tree.md").contains("\n  - by-hand/ · 1 file"));
+}
+
+#[test]
+fn adoption_by_init_is_journaled_as_such() {
+    let dir = TempDir::new().unwrap();
+    fs::write(dir.path().join("old.md"), "old").unwrap();
+    let (vault, _) = Vault::init(dir.path(), &me()).unwrap();
+    let log = vault.log().unwrap();
+    assert_eq!(
+        log[0].reason,
+        "already in the folder when the vault was created"
+    );
+    assert_eq!(log[0].actor, "external");
+    assert_eq!(log[1].reason, "testing");
 }
 
 #[test]

@@ -4,6 +4,7 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use indicatif::{ProgressBar, ProgressStyle};
 use knower_vault::{
     Author, ChangeRecord, EntryKind, Error, Position, SyncReport, TreeNode, Vault, VaultPath,
     WatchEvent, folder_summary, human_size, render_tree,
@@ -54,7 +55,10 @@ pub fn run(cli: Cli) -> Outcome {
             let vault = Vault::open(&location()?)?;
             // Whatever changed while Knower was not running is processed
             // first, so every command sees (and journals against) the truth.
-            let report = vault.rescan()?;
+            let report = vault.rescan_with(&mut progress_bar(
+                "processing files changed outside Knower",
+                json,
+            ))?;
             announce_rescan(&report, json);
             edit_or_read(&vault, command, json)
         }
@@ -127,7 +131,9 @@ fn edit_or_read(vault: &Vault, command: Command, json: bool) -> Outcome {
 }
 
 fn init(path: &Path, json: bool) -> Outcome {
-    let (vault, report) = Vault::init(path, &Author::new(ACTOR, "knower init"))?;
+    let mut progress = progress_bar("adopting the files already in the folder", json);
+    let (vault, report) =
+        Vault::init_with(path, &Author::new(ACTOR, "knower init"), &mut progress)?;
     if json {
         return print_json(&serde_json::json!({
             "root": vault.root(),
@@ -173,7 +179,10 @@ fn watch(path: &Path, json: bool) -> Outcome {
         Err(e) => return Err(e.into()),
     };
     let vault = Arc::new(vault);
-    let report = vault.rescan()?;
+    let report = vault.rescan_with(&mut progress_bar(
+        "processing files changed outside Knower",
+        json,
+    ))?;
     announce_rescan(&report, json);
     let _watcher = vault.watch(move |event| match event {
         WatchEvent::Synced(report) => print_sync(&report, json),
@@ -384,6 +393,31 @@ fn print_sync(report: &SyncReport, json: bool) {
     }
     for (path, problem) in &report.problems {
         eprintln!("warning: {path}: {problem}; left untouched");
+    }
+}
+
+/// A progress callback for long passes over the vault: a bar on stderr,
+/// drawn only on a terminal, without `--json`, and for enough files that the
+/// wait is noticeable.
+fn progress_bar(message: &'static str, json: bool) -> impl FnMut(usize, usize) {
+    const WORTH_A_BAR: usize = 200;
+    let mut bar: Option<ProgressBar> = None;
+    move |done, total| {
+        if json || total < WORTH_A_BAR {
+            return;
+        }
+        let bar = bar.get_or_insert_with(|| {
+            let style = ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} ({eta} left)")
+                .expect("a valid template")
+                .progress_chars("=> ");
+            ProgressBar::new(total as u64)
+                .with_style(style)
+                .with_message(message)
+        });
+        bar.set_position(done as u64);
+        if done == total {
+            bar.finish_and_clear();
+        }
     }
 }
 
