@@ -7,8 +7,9 @@
 //!    writes atomically, and updates the manifest entry;
 //! 3. on commit — also when the operation failed half-way, so the record
 //!    matches the disk — one journal record lists every path's before and
-//!    after version, the manifest records are appended, tree.md is
-//!    regenerated from the manifest, and listeners hear which paths changed.
+//!    after version, the manifest records are appended, and tree.md is
+//!    regenerated from the manifest;
+//! 4. once the lock is released, listeners hear which paths changed.
 
 use std::collections::HashMap;
 use std::fs;

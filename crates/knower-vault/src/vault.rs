@@ -200,9 +200,12 @@ impl Vault {
         &self.root
     }
 
-    /// Calls `listener` after every committed change with the paths it
-    /// changed, in commit order. It runs on the writer's thread while the
-    /// vault state is held: keep it quick (send to a channel).
+    /// Calls `listener` after every committed change — this process's, and
+    /// other processes' as this one catches up with them — with the paths it
+    /// changed. It runs on the writer's thread once the vault is unlocked, so
+    /// it may call back into the vault; keep it quick (send to a channel).
+    /// Events name paths, not contents: a consumer reads the current content,
+    /// so two writers' events arriving in either order leave it correct.
     pub fn subscribe(&self, listener: impl Fn(&[Changed]) + Send + Sync + 'static) {
         lock(&self.listeners).push(Arc::new(listener));
     }
@@ -458,31 +461,34 @@ impl Vault {
         undoes: Option<u64>,
         body: impl FnOnce(&mut Tx) -> Result<T>,
     ) -> Result<(T, Option<ChangeRecord>)> {
-        let mut state = lock(&self.state);
-        let guard = self
-            .lock
-            .acquire()
-            .map_err(Error::io("locking the vault"))?;
-        let mut events = self.catch_up(&mut state)?;
-        let mut tx = Tx::new(self, &mut state);
-        let result = body(&mut tx);
-        let (record, more) = tx.commit(author, undoes)?;
-        drop(guard);
-        events.extend(more);
+        let (result, record, events) = {
+            let mut state = lock(&self.state);
+            let _guard = self
+                .lock
+                .acquire()
+                .map_err(Error::io("locking the vault"))?;
+            let mut events = self.catch_up(&mut state)?;
+            let mut tx = Tx::new(self, &mut state);
+            let result = body(&mut tx);
+            let (record, more) = tx.commit(author, undoes)?;
+            events.extend(more);
+            (result, record, events)
+        };
         self.announce(&events);
         result.map(|value| (value, record))
     }
 
     /// Runs `body` with the state current and the lock held, writing nothing.
     pub(crate) fn with_lock<T>(&self, body: impl FnOnce(&State) -> Result<T>) -> Result<T> {
-        let mut state = lock(&self.state);
-        let guard = self
-            .lock
-            .acquire()
-            .map_err(Error::io("locking the vault"))?;
-        let events = self.catch_up(&mut state)?;
-        let result = body(&state);
-        drop(guard);
+        let (result, events) = {
+            let mut state = lock(&self.state);
+            let _guard = self
+                .lock
+                .acquire()
+                .map_err(Error::io("locking the vault"))?;
+            let events = self.catch_up(&mut state)?;
+            (body(&state), events)
+        };
         self.announce(&events);
         result
     }

@@ -554,6 +554,24 @@ fn listeners_hear_every_committed_path() {
 }
 
 #[test]
+fn a_listener_may_call_back_into_the_vault() {
+    let (_dir, vault) = new_vault();
+    let vault = Arc::new(vault);
+    let seen: Arc<Mutex<Vec<u64>>> = Arc::default();
+    let (inner, sink) = (Arc::downgrade(&vault), Arc::clone(&seen));
+    vault.subscribe(move |events| {
+        let vault = inner.upgrade().unwrap();
+        if events.iter().any(|c| c.path.as_str() == "bucket/n.md") {
+            sink.lock()
+                .unwrap()
+                .push(vault.tree("bucket", None).unwrap().files);
+        }
+    });
+    vault.write("bucket/n.md", "n", &me()).unwrap();
+    assert_eq!(*seen.lock().unwrap(), [1]);
+}
+
+#[test]
 fn the_watcher_stamps_external_edits_without_retriggering() {
     let (dir, vault) = new_vault();
     let vault = Arc::new(vault);
