@@ -396,7 +396,8 @@ impl Vault {
     }
 
     /// Restores every path of change `id` to its state before it, as a new
-    /// journaled change. Refused when a path has changed since (unless
+    /// journaled change whose reason names the undone change, followed by
+    /// `author.reason` when it is not empty. Refused when a path has changed since (unless
     /// `force`), because that would silently discard the newer content —
     /// which, with `force`, is itself kept in the journal and can be restored.
     pub fn undo(&self, id: u64, author: &Author, force: bool) -> Result<Option<ChangeRecord>> {
@@ -419,10 +420,11 @@ impl Vault {
                 detail: format!("it was already undone by change {}", by.id),
             });
         }
-        let author = Author::new(
-            author.actor.clone(),
-            format!("undo change {id} ({})", target.reason),
-        );
+        let mut reason = format!("undo change {id} ({})", target.reason);
+        if !author.reason.is_empty() {
+            reason = format!("{reason}: {}", author.reason);
+        }
+        let author = Author::new(author.actor.clone(), reason);
         self.change(&author, Some(id), |tx| {
             if !force {
                 let mut conflicts = Vec::new();

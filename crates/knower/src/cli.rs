@@ -101,6 +101,8 @@ pub enum Command {
         /// Restore even if the files changed since (their newer content stays in the journal).
         #[arg(long)]
         force: bool,
+        #[command(flatten)]
+        why: Why,
     },
     /// Show the vault, its size, and anything pending or wrong.
     Status,

@@ -120,9 +120,8 @@ fn edit_or_read(vault: &Vault, command: Command, json: bool) -> Outcome {
         Command::Rm { path, why } => {
             vault.delete(&path, &author(&why, format!("knower rm {path}")))?
         }
-        Command::Undo { id, force } => {
-            vault.undo(id, &Author::new(ACTOR, format!("knower undo {id}")), force)?
-        }
+        // The journal names the undone change; a reason is added only if given.
+        Command::Undo { id, force, why } => vault.undo(id, &author(&why, String::new()), force)?,
         Command::Init { .. } | Command::Watch | Command::Status | Command::Log { .. } => {
             unreachable!("handled before the rescan")
         }

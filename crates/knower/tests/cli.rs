@@ -145,7 +145,9 @@ fn a_tour_of_the_commands() {
     assert_eq!(log.as_array().unwrap().len(), 2);
     assert_eq!(log[0]["reason"], "knower rm tasks.md");
     let removal = log[0]["id"].as_u64().unwrap().to_string();
-    ok(&vault, &["undo", &removal], "");
+    let undo = json(&vault, &["undo", &removal, "-m", "still needed"], "");
+    let expected = format!("undo change {removal} (knower rm tasks.md): still needed");
+    assert_eq!(undo["reason"], expected.as_str());
     assert!(ok(&vault, &["read", "tasks.md"], "").contains("# Tasks"));
     let filtered = json(&vault, &["log", "--path", "projects/acme-corp"], "");
     assert_eq!(filtered.as_array().unwrap().len(), 1);
