@@ -466,6 +466,56 @@ fn adoption_by_init_is_journaled_as_such() {
 }
 
 #[test]
+fn a_torn_last_record_is_cut_off_and_history_continues() {
+    let (dir, vault) = new_vault();
+    let first = vault.write("a.md", "a", &me()).unwrap().unwrap();
+    drop(vault);
+    // A process killed in the middle of appending its records.
+    for log in ["journal/changes.jsonl", "manifest.jsonl"] {
+        let mut file = fs::OpenOptions::new()
+            .append(true)
+            .open(dir.path().join(".knower").join(log))
+            .unwrap();
+        std::io::Write::write_all(&mut file, b"{\"id\": 99, \"at\": \"half").unwrap();
+    }
+    let vault = Vault::open(dir.path()).unwrap();
+    let next = vault.write("b.md", "b", &me()).unwrap().unwrap();
+    assert_eq!(next.id, first.id + 1);
+    let ids: Vec<u64> = vault.log().unwrap().iter().map(|r| r.id).collect();
+    assert_eq!(ids, [1, 2, 3]);
+    for log in ["journal/changes.jsonl", "manifest.jsonl"] {
+        let text = fs::read_to_string(dir.path().join(".knower").join(log)).unwrap();
+        assert!(
+            !text.contains("half") && text.ends_with('\n'),
+            "{log}: {text}"
+        );
+    }
+    assert!(vault.pending().unwrap().is_empty());
+}
+
+#[test]
+fn a_lost_or_corrupt_manifest_is_rebuilt_from_the_files() {
+    let (dir, vault) = new_vault();
+    vault.write("projects/x/a.md", "a", &me()).unwrap();
+    let tree_before = disk(&dir, "tree.md");
+    drop(vault);
+    let manifest = dir.path().join(".knower/manifest.jsonl");
+    for damage in [Some(&b"not json at all\n\x00\xff"[..]), None] {
+        match damage {
+            Some(bytes) => fs::write(&manifest, bytes).unwrap(),
+            None => fs::remove_file(&manifest).unwrap(),
+        }
+        let vault = Vault::open(dir.path()).unwrap();
+        vault.rescan().unwrap();
+        assert!(vault.pending().unwrap().is_empty());
+        assert_eq!(vault.stats().unwrap().files, 5);
+        // The files themselves were not rewritten, and tree.md lists the same.
+        assert_eq!(body(&disk(&dir, "tree.md")), body(&tree_before));
+        assert_eq!(body(&disk(&dir, "projects/x/a.md")), "a");
+    }
+}
+
+#[test]
 fn stale_temporary_files_are_cleaned_up() {
     let (dir, vault) = new_vault();
     let temp = dir.path().join("projects/.knower-tmp-abc123");

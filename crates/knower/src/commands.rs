@@ -384,7 +384,10 @@ fn print_sync(report: &SyncReport, json: bool) {
         return;
     }
     if json {
-        let _ = print_json(report);
+        // A stream: one object per line.
+        if let Ok(line) = serde_json::to_string(report) {
+            println!("{line}");
+        }
         return;
     }
     if let Some(change) = &report.change {
