@@ -370,8 +370,8 @@ fn a_process_killed_mid_write_leaves_old_or_new_content() {
         let feeder = std::thread::spawn(move || {
             let _ = stdin.write_all(content.as_bytes());
         });
-        // Kill at varying moments, from 0 to 1.5 times a whole write.
-        std::thread::sleep(full.mul_f64((round % 8) as f64 / 5.3));
+        // Kill at varying moments, from 0 to 2 times a whole write.
+        std::thread::sleep(full.mul_f64((round % 9) as f64 / 4.0));
         child.kill().unwrap(); // SIGKILL
         child.wait().unwrap();
         let _ = feeder.join();
