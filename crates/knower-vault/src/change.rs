@@ -24,6 +24,7 @@ use crate::manifest::{Entry, EntryKind};
 use crate::path::{self, Access, VaultPath};
 use crate::time;
 use crate::vault::{Author, Changed, State, TREE_MD, Vault};
+use crate::walk::walk;
 
 /// What is at a path when an operation looks at it.
 pub(crate) enum Current {
@@ -198,7 +199,7 @@ impl<'a> Tx<'a> {
                 Ok(())
             }
             Version::Folder => {
-                let contents = self.folder_contents(path)?;
+                let contents = self.folder_contents(path, true)?;
                 let disk = self.disk(path)?;
                 fs::remove_dir_all(&disk).map_err(Error::io(format!("removing {path}")))?;
                 self.sync_parent(path)?;
@@ -222,7 +223,7 @@ impl<'a> Tx<'a> {
             }
             Version::Folder => {
                 let mut all = vec![(from.clone(), Version::Folder)];
-                all.extend(self.folder_contents(from)?);
+                all.extend(self.folder_contents(from, false)?);
                 all
             }
             file => vec![(from.clone(), file)],
@@ -271,27 +272,36 @@ impl<'a> Tx<'a> {
     }
 
     /// Every file and folder below `path` on disk, parents before children,
-    /// with their versions (files read, and so kept in the blob store).
-    fn folder_contents(&mut self, path: &VaultPath) -> Result<Vec<(VaultPath, Version)>> {
-        let disk = self.disk(path)?;
-        let mut found = Vec::new();
-        for entry in walkdir::WalkDir::new(&disk)
-            .min_depth(1)
-            .follow_links(false)
-            .sort_by_file_name()
-            .into_iter()
-            .filter_entry(|e| !is_hidden(e.file_name()))
-        {
-            let entry = entry.map_err(|e| Error::io(format!("listing {path}"))(e.into()))?;
-            let Some(p) = VaultPath::from_disk(self.vault.root(), entry.path()) else {
-                continue;
-            };
-            if entry.file_type().is_dir() || entry.file_type().is_file() {
-                let version = self.version(&p)?;
-                found.push((p, version));
-            }
+    /// with their versions (files read, and so kept in the blob store). For
+    /// a removal, refused when the folder holds anything Knower could not
+    /// restore (a hidden `.git`, a link…): deleting it would lose it for good.
+    fn folder_contents(
+        &mut self,
+        path: &VaultPath,
+        removing: bool,
+    ) -> Result<Vec<(VaultPath, Version)>> {
+        self.disk(path)?;
+        let found = walk(self.vault.root(), path);
+        if let Some(error) = found.errors.first() {
+            return Err(Error::Refused(format!(
+                "cannot list everything in {path}: {error}"
+            )));
         }
-        Ok(found)
+        if removing && let Some(first) = found.foreign.first() {
+            let shown = first.strip_prefix(self.vault.root()).unwrap_or(first);
+            return Err(Error::Refused(format!(
+                "{path} holds {} item(s) Knower cannot keep a copy of, such as {} \
+                 (hidden files, links, names that are not UTF-8); move or delete them yourself first",
+                found.foreign.len(),
+                shown.display()
+            )));
+        }
+        let mut contents = Vec::with_capacity(found.entries.len());
+        for (p, _, _) in found.entries {
+            let version = self.version(&p)?;
+            contents.push((p, version));
+        }
+        Ok(contents)
     }
 
     fn sync_parent(&self, path: &VaultPath) -> Result<()> {
@@ -461,10 +471,6 @@ impl<'a> Tx<'a> {
         self.state.tree_body = Some(body);
         Ok(true)
     }
-}
-
-pub(crate) fn is_hidden(name: &std::ffi::OsStr) -> bool {
-    name.as_encoded_bytes().first() == Some(&b'.')
 }
 
 impl From<&Entry> for Version {

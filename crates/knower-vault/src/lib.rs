@@ -25,6 +25,7 @@ mod text;
 mod time;
 mod tree;
 mod vault;
+mod walk;
 mod watch;
 
 pub use blobs::Hash;

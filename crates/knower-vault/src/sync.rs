@@ -15,15 +15,15 @@ use std::io;
 use serde::Serialize;
 
 use crate::blobs::Hash;
-use crate::change::{Tx, is_hidden};
+use crate::change::Tx;
 use crate::error::{Error, Result};
 use crate::frontmatter::{self, Stamp, Updated};
-use crate::fsutil::TEMP_PREFIX;
 use crate::journal::{ChangeRecord, Version};
 use crate::manifest::{Entry, EntryKind};
 use crate::path::{self, Access, VaultPath};
 use crate::time;
 use crate::vault::{Author, TREE_MD, Vault};
+use crate::walk::walk;
 
 /// What one pass of the background job did.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -99,7 +99,8 @@ impl Vault {
         self.with_lock(|state| {
             let mut pending = Vec::new();
             let mut seen = HashSet::new();
-            for (p, file_type, meta) in walk(self.root(), &VaultPath::root()).entries {
+            let found = walk(self.root(), &VaultPath::root());
+            for (p, file_type, meta) in found.entries {
                 let known = state.manifest.get(&p);
                 let what = match (known, file_type) {
                     (None, _) => Some("added"),
@@ -115,8 +116,10 @@ impl Vault {
                 }
                 seen.insert(p);
             }
+            // An unlistable folder is not a removed one.
+            let complete = found.errors.is_empty();
             for path in state.manifest.entries().keys() {
-                if !seen.contains(path) {
+                if complete && !seen.contains(path) {
                     pending.push(Pending {
                         path: path.clone(),
                         what: "removed",
@@ -193,7 +196,14 @@ impl Tx<'_> {
             self.sync_file(&p, &meta, report)?;
             progress(done + 1, total);
         }
-        self.forget(base, &seen);
+        // What could not be listed is not gone: forget nothing this time.
+        match found.errors.first() {
+            None => self.forget(base, &seen),
+            Some(error) => report.problems.push((
+                base.clone(),
+                format!("could not be listed completely: {error}"),
+            )),
+        }
         Ok(())
     }
 
@@ -338,47 +348,4 @@ fn unchanged_since(disk: &std::path::Path, meta: &Metadata) -> bool {
         now.len() == meta.len()
             && crate::manifest::mtime_ns(&now) == crate::manifest::mtime_ns(meta)
     })
-}
-
-struct Walk {
-    entries: Vec<(VaultPath, EntryKind, Metadata)>,
-    /// Temporary files of atomic writes.
-    temps: Vec<std::path::PathBuf>,
-}
-
-/// The visible files and folders below `base` (hidden names, symbolic links
-/// and tree.md are not vault content), with their metadata.
-fn walk(root: &std::path::Path, base: &VaultPath) -> Walk {
-    let mut found = Walk {
-        entries: Vec::new(),
-        temps: Vec::new(),
-    };
-    let is_temp = |e: &walkdir::DirEntry| e.file_name().to_string_lossy().starts_with(TEMP_PREFIX);
-    for entry in walkdir::WalkDir::new(base.on_disk(root))
-        .min_depth(1)
-        .follow_links(false)
-        .into_iter()
-        .filter_entry(|e| !is_hidden(e.file_name()) || is_temp(e))
-        .flatten()
-    {
-        let kind = match entry.file_type() {
-            t if t.is_file() && is_temp(&entry) => {
-                found.temps.push(entry.into_path());
-                continue;
-            }
-            t if t.is_dir() => EntryKind::Folder,
-            t if t.is_file() => EntryKind::File,
-            _ => continue,
-        };
-        let Some(p) = VaultPath::from_disk(root, entry.path()) else {
-            continue;
-        };
-        if p.as_str() == TREE_MD {
-            continue;
-        }
-        if let Ok(meta) = entry.metadata() {
-            found.entries.push((p, kind, meta));
-        }
-    }
-    found
 }

@@ -14,19 +14,6 @@ pub enum Position {
     Bottom,
 }
 
-impl std::str::FromStr for Position {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "top" => Ok(Position::Top),
-            "bottom" => Ok(Position::Bottom),
-            other => Err(format!(
-                "position must be \"top\" or \"bottom\", not {other:?}"
-            )),
-        }
-    }
-}
-
 /// Replaces the first occurrence of `old`; `None` when it does not occur.
 pub(crate) fn replace_first(text: &str, old: &str, new: &str) -> Option<String> {
     let at = text.find(old)?;

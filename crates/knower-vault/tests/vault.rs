@@ -516,6 +516,38 @@ fn a_lost_or_corrupt_manifest_is_rebuilt_from_the_files() {
 }
 
 #[test]
+fn a_folder_holding_what_knower_cannot_restore_is_not_deleted() {
+    let (dir, vault) = new_vault();
+    vault
+        .write("projects/code/notes.md", "notes", &me())
+        .unwrap();
+    fs::create_dir_all(dir.path().join("projects/code/.git/objects")).unwrap();
+    fs::write(
+        dir.path().join("projects/code/.git/HEAD"),
+        "ref: refs/heads/main\n",
+    )
+    .unwrap();
+    let err = vault.delete("projects/code", &me()).unwrap_err();
+    assert!(err.to_string().contains("projects/code/.git"), "{err}");
+    assert!(dir.path().join("projects/code/.git/HEAD").exists());
+    assert!(dir.path().join("projects/code/notes.md").exists());
+
+    // Moving it loses nothing, so it is allowed; the hidden folder goes along.
+    vault
+        .rename("projects/code", "projects/app", &me())
+        .unwrap();
+    assert!(dir.path().join("projects/app/.git/HEAD").exists());
+
+    fs::remove_dir_all(dir.path().join("projects/app/.git")).unwrap();
+    std::os::unix::fs::symlink("/etc", dir.path().join("projects/app/etc")).unwrap();
+    let err = vault.delete("projects/app", &me()).unwrap_err();
+    assert!(err.to_string().contains("projects/app/etc"), "{err}");
+    fs::remove_file(dir.path().join("projects/app/etc")).unwrap();
+    let change = vault.delete("projects/app", &me()).unwrap().unwrap();
+    assert_eq!(change.files.len(), 2);
+}
+
+#[test]
 fn stale_temporary_files_are_cleaned_up() {
     let (dir, vault) = new_vault();
     let temp = dir.path().join("projects/.knower-tmp-abc123");

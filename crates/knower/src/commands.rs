@@ -374,6 +374,10 @@ fn announce_rescan(report: &SyncReport, json: bool) {
             change.id
         );
     }
+    warn_problems(report);
+}
+
+fn warn_problems(report: &SyncReport) {
     for (path, problem) in &report.problems {
         eprintln!("warning: {path}: {problem}; left untouched");
     }
@@ -393,9 +397,7 @@ fn print_sync(report: &SyncReport, json: bool) {
     if let Some(change) = &report.change {
         print_record(change);
     }
-    for (path, problem) in &report.problems {
-        eprintln!("warning: {path}: {problem}; left untouched");
-    }
+    warn_problems(report);
 }
 
 /// A progress callback for long passes over the vault: a bar on stderr,
