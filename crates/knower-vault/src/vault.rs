@@ -109,7 +109,7 @@ impl Vault {
     ) -> Result<(Vault, InitReport)> {
         fs::create_dir_all(root).map_err(Error::io(format!("creating {}", root.display())))?;
         let internal = root.join(INTERNAL_DIR);
-        fs::create_dir_all(internal.join("journal").join("objects"))
+        fs::create_dir_all(&internal)
             .map_err(Error::io(format!("creating {}", internal.display())))?;
         for (name, content) in [
             (
