@@ -171,18 +171,24 @@ impl Manifest {
         Ok(())
     }
 
-    fn replay(&mut self, bytes: &[u8]) {
+    /// Applies the records in `bytes`; returns the paths whose entry changed.
+    fn replay(&mut self, bytes: &[u8]) -> Vec<VaultPath> {
+        let mut changed = Vec::new();
         for line in bytes.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
             let Ok(record) = serde_json::from_slice::<Record>(line) else {
                 continue;
             };
             self.records += 1;
-            self.apply(record.path, record.entry);
+            if self.apply(record.path.clone(), record.entry) {
+                changed.push(record.path);
+            }
         }
+        changed
     }
 
-    /// The one way entries change, so the listing can follow.
-    fn apply(&mut self, path: VaultPath, entry: Option<Entry>) {
+    /// The one way entries change, so the listing can follow. Returns
+    /// whether the entry is different from before.
+    fn apply(&mut self, path: VaultPath, entry: Option<Entry>) -> bool {
         let old = match entry {
             Some(e) => self.entries.insert(path.clone(), e),
             None => self.entries.remove(&path),
@@ -190,6 +196,7 @@ impl Manifest {
         if let Some(listing) = &mut self.listing {
             listing.update(&self.entries, &path, old.as_ref());
         }
+        self.entries.get(&path) != old.as_ref()
     }
 
     /// Catches up with what other processes appended (or a compaction they
@@ -223,24 +230,9 @@ impl Manifest {
         file.read_to_end(&mut tail)?;
         let complete = tail.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
         tail.truncate(complete);
-        let touched: Vec<VaultPath> = tail
-            .split(|&b| b == b'\n')
-            .filter_map(|l| serde_json::from_slice::<Record>(l).ok())
-            .map(|r| r.path)
-            .collect();
-        let before: Vec<Option<Entry>> = touched
-            .iter()
-            .map(|p| self.entries.get(p).cloned())
-            .collect();
-        self.replay(&tail);
+        let mut changed = self.replay(&tail);
         self.offset += tail.len() as u64;
         self.cut_torn_tail()?;
-        let mut changed: Vec<VaultPath> = touched
-            .into_iter()
-            .zip(before)
-            .filter(|(p, old)| self.entries.get(p) != old.as_ref())
-            .map(|(p, _)| p)
-            .collect();
         changed.sort();
         changed.dedup();
         Ok(changed)
