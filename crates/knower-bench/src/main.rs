@@ -4,7 +4,14 @@
 //! machines are noisy: compare the ratios, not the absolute numbers.
 //!
 //!     cargo run --release -p knower-bench -- vault [--files N] [--writes N] [--dir PATH]
+//!     cargo run --release -p knower-bench -- search [--only quality|speed] [--sweep]
+//!         [--files N] [--queries N] [--questions N] [--data PATH] [--dir PATH]
+//!
+//! `search` needs the embedding model: KNOWER_MODEL=folder, or the Hugging
+//! Face cache. Its data is read from ../shared/bench (or --data).
 
+mod search_quality;
+mod search_speed;
 mod vault;
 
 use std::process::ExitCode;
@@ -14,7 +21,8 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("vault") => vault::run(&args[1..]),
-        _ => Err("usage: knower-bench vault [--files N] [--writes N] [--dir PATH]".to_string()),
+        Some("search") => search(&args[1..]),
+        _ => Err("usage: knower-bench vault [--files N] [--writes N] [--dir PATH]\n       knower-bench search [--only quality|speed] [--sweep] [--files N] [--queries N] [--questions N] [--data PATH] [--dir PATH]".to_string()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -23,6 +31,42 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+fn search(args: &[String]) -> Result<(), String> {
+    let only: String = option(args, "--only", String::new())?;
+    let sweep = args.iter().any(|a| a == "--sweep");
+    let data: std::path::PathBuf = option(
+        args,
+        "--data",
+        std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../../shared/bench"
+        )),
+    )?;
+    let temp = tempfile::TempDir::new().map_err(|e| e.to_string())?;
+    let work = option(args, "--dir", temp.path().to_path_buf())?.join("search-bench");
+    if work.exists() {
+        return Err(format!("{} already exists", work.display()));
+    }
+    if only.is_empty() || only == "quality" {
+        let questions: usize = option(args, "--questions", usize::MAX)?;
+        search_quality::qmd(&data.join("qmd_eval"), &work, sweep)?;
+        search_quality::locomo(
+            &data.join("locomo/locomo10.json"),
+            &work,
+            sweep,
+            Some(questions),
+        )?;
+    }
+    if only.is_empty() || only == "speed" {
+        search_speed::run(
+            &work,
+            option(args, "--files", 10_000)?,
+            option(args, "--queries", 200)?,
+        )?;
+    }
+    Ok(())
 }
 
 /// `--name value` from the arguments, parsed.

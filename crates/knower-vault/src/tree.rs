@@ -513,7 +513,7 @@ mod tests {
         fn the_incremental_listing_equals_a_fresh_one(ops in prop::collection::vec(op(), 1..40)) {
             let mut entries: BTreeMap<VaultPath, Entry> = BTreeMap::new();
             let mut listing = Listing::build(&entries);
-            let mut set = |entries: &mut BTreeMap<VaultPath, Entry>, listing: &mut Listing, p: VaultPath, e: Option<Entry>| {
+            let set = |entries: &mut BTreeMap<VaultPath, Entry>, listing: &mut Listing, p: VaultPath, e: Option<Entry>| {
                 let old = match e {
                     Some(e) => entries.insert(p.clone(), e),
                     None => entries.remove(&p),

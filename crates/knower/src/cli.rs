@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Knower: a local-first memory of plain markdown files, for you and your AI tools.
 ///
@@ -104,8 +104,38 @@ pub enum Command {
         #[command(flatten)]
         why: Why,
     },
-    /// Show the vault, its size, and anything pending or wrong.
+    /// Show the vault, its size, the search index, and anything pending or wrong.
     Status,
+    /// Search the notes; prints ranked passages as `path:line`.
+    ///
+    /// The query takes words, "exact phrases", prefix*, +required and
+    /// -excluded words, and project:NAME or path:PREFIX to search one part of
+    /// the vault. Quote the whole query for your shell when it has quotes.
+    Search {
+        #[arg(required = true, num_args = 1.., value_name = "QUERY")]
+        query: Vec<String>,
+        /// fast: keywords (BM25); deep: keywords and meaning, fused; vector: meaning only.
+        #[arg(long, value_enum, default_value_t = ModeArg::Fast)]
+        mode: ModeArg,
+        /// project:NAME or a folder (or file) of the vault.
+        #[arg(long)]
+        scope: Option<String>,
+        /// How many passages to show.
+        #[arg(short = 'n', long = "limit", default_value_t = 10)]
+        limit: usize,
+        /// Show how each passage was ranked (each list's rank and the fused score).
+        #[arg(long)]
+        explain: bool,
+    },
+    /// Rebuild the search index from the notes (unchanged passages keep their vectors).
+    Reindex,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub enum ModeArg {
+    Fast,
+    Deep,
+    Vector,
 }
 
 /// Why a change is made; recorded in the journal.

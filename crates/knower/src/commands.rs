@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use indicatif::{ProgressBar, ProgressStyle};
+use knower_index::Index;
 use knower_vault::{
     Author, ChangeRecord, EntryKind, Error, Position, SyncReport, TreeNode, Vault, VaultPath,
     WatchEvent, folder_summary, human_size, render_tree,
@@ -12,12 +13,22 @@ use knower_vault::{
 use serde::Serialize;
 
 use crate::cli::{Cli, Command, Why};
+use crate::search;
 
 /// A failed command: one line of explanation and possibly what to do.
 #[derive(Debug)]
 pub struct Failure {
     pub message: String,
     pub hint: Option<String>,
+}
+
+impl From<knower_index::Error> for Failure {
+    fn from(e: knower_index::Error) -> Failure {
+        Failure {
+            hint: e.hint().map(str::to_string),
+            message: e.to_string(),
+        }
+    }
 }
 
 impl From<Error> for Failure {
@@ -29,14 +40,14 @@ impl From<Error> for Failure {
     }
 }
 
-fn failure(message: impl Into<String>, hint: Option<&str>) -> Failure {
+pub(crate) fn failure(message: impl Into<String>, hint: Option<&str>) -> Failure {
     Failure {
         message: message.into(),
         hint: hint.map(str::to_string),
     }
 }
 
-type Outcome = Result<(), Failure>;
+pub(crate) type Outcome = Result<(), Failure>;
 
 /// The actor the journal records for changes made from the command line.
 const ACTOR: &str = "cli";
@@ -47,12 +58,17 @@ pub fn run(cli: Cli) -> Outcome {
     match cli.command {
         Command::Init { path } => init(&path.map_or_else(location, Ok)?, json),
         Command::Watch => watch(&location()?, json),
-        Command::Status => status(&Vault::open(&location()?)?, json),
+        Command::Status => status(&Arc::new(Vault::open(&location()?)?), json),
         Command::Log { limit, path } => {
             log(&Vault::open(&location()?)?, limit, path.as_deref(), json)
         }
         command => {
-            let vault = Vault::open(&location()?)?;
+            let vault = Arc::new(Vault::open(&location()?)?);
+            // Reading needs no index; changing and searching keep it fresh.
+            let index = match command {
+                Command::Tree { .. } | Command::Read { .. } => None,
+                _ => Some(search::open_index(&vault)?),
+            };
             // Whatever changed while Knower was not running is processed
             // first, so every command sees (and journals against) the truth.
             let report = vault.rescan_with(&mut progress_bar(
@@ -60,7 +76,29 @@ pub fn run(cli: Cli) -> Outcome {
                 json,
             ))?;
             announce_rescan(&report, json);
-            edit_or_read(&vault, command, json)
+            if let Some(index) = &index {
+                search::catch_up(index, json)?;
+            }
+            match (command, index) {
+                (
+                    Command::Search {
+                        query,
+                        mode,
+                        scope,
+                        limit,
+                        explain,
+                    },
+                    Some(index),
+                ) => search::search(&index, &query.join(" "), mode, scope, limit, explain, json),
+                (Command::Reindex, Some(index)) => search::reindex(&index, json),
+                (command, index) => {
+                    let outcome = edit_or_read(&vault, command, json);
+                    if let Some(index) = index {
+                        search::warn_problems(&index);
+                    }
+                    outcome
+                }
+            }
         }
     }
 }
@@ -122,8 +160,13 @@ fn edit_or_read(vault: &Vault, command: Command, json: bool) -> Outcome {
         }
         // The journal names the undone change; a reason is added only if given.
         Command::Undo { id, force, why } => vault.undo(id, &author(&why, String::new()), force)?,
-        Command::Init { .. } | Command::Watch | Command::Status | Command::Log { .. } => {
-            unreachable!("handled before the rescan")
+        Command::Init { .. }
+        | Command::Watch
+        | Command::Status
+        | Command::Log { .. }
+        | Command::Search { .. }
+        | Command::Reindex => {
+            unreachable!("handled before")
         }
     };
     print_change(record.as_ref(), json)
@@ -178,13 +221,21 @@ fn watch(path: &Path, json: bool) -> Outcome {
         Err(e) => return Err(e.into()),
     };
     let vault = Arc::new(vault);
+    let index = search::open_index(&vault)?;
     let report = vault.rescan_with(&mut progress_bar(
         "processing files changed outside Knower",
         json,
     ))?;
     announce_rescan(&report, json);
+    search::catch_up(&index, json)?;
+    // Vectors follow changes in the background, once the model is at hand.
+    let _embedder = index.spawn_embedder();
+    let watched = index.clone();
     let _watcher = vault.watch(move |event| match event {
-        WatchEvent::Synced(report) => print_sync(&report, json),
+        WatchEvent::Synced(report) => {
+            print_sync(&report, json);
+            search::warn_problems(&watched);
+        }
         WatchEvent::Failed(e) => {
             let f = Failure::from(e);
             eprintln!("error: {}", f.message);
@@ -204,9 +255,10 @@ fn watch(path: &Path, json: bool) -> Outcome {
     }
 }
 
-fn status(vault: &Vault, json: bool) -> Outcome {
+fn status(vault: &Arc<Vault>, json: bool) -> Outcome {
     let stats = vault.stats()?;
     let pending = vault.pending()?;
+    let index = Index::open(vault.clone())?.status()?;
     if json {
         return print_json(&serde_json::json!({
             "root": vault.root(),
@@ -216,6 +268,7 @@ fn status(vault: &Vault, json: bool) -> Outcome {
             "bytes": stats.bytes,
             "last_change": stats.last_change,
             "pending": pending,
+            "index": index,
             "problems": stats.problems.iter().map(|(p, why)| serde_json::json!({"path": p, "problem": why})).collect::<Vec<_>>(),
         }));
     }
@@ -245,6 +298,7 @@ fn status(vault: &Vault, json: bool) -> Outcome {
             println!("            … and {} more", pending.len() - 20);
         }
     }
+    search::print_status(&index);
     if stats.problems.is_empty() {
         println!("problems  none");
     } else {
@@ -403,7 +457,7 @@ fn print_sync(report: &SyncReport, json: bool) {
 /// A progress callback for long passes over the vault: a bar on stderr,
 /// drawn only on a terminal, without `--json`, and for enough files that the
 /// wait is noticeable.
-fn progress_bar(message: &'static str, json: bool) -> impl FnMut(usize, usize) {
+pub(crate) fn progress_bar(message: &'static str, json: bool) -> impl FnMut(usize, usize) {
     const WORTH_A_BAR: usize = 200;
     let mut bar: Option<ProgressBar> = None;
     move |done, total| {
@@ -425,7 +479,7 @@ fn progress_bar(message: &'static str, json: bool) -> impl FnMut(usize, usize) {
     }
 }
 
-fn print_json(value: &impl Serialize) -> Outcome {
+pub(crate) fn print_json(value: &impl Serialize) -> Outcome {
     let text = serde_json::to_string_pretty(value).map_err(|e| failure(e.to_string(), None))?;
     println!("{text}");
     Ok(())

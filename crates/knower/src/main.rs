@@ -3,6 +3,7 @@
 
 mod cli;
 mod commands;
+mod search;
 
 use std::process::ExitCode;
 

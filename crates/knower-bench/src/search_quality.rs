@@ -1,0 +1,314 @@
+//! Issue 3's quality targets: Hit@1/Hit@3 on QMD's evaluation set, and
+//! evidence recall on LoCoMo at 1,000 and 2,000 tokens, for fast,
+//! vector-only and deep search (and, with `--sweep`, for other fusions).
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use knower_index::{Fusion, Index, Mode, SearchOptions};
+use knower_vault::{Author, Vault};
+use serde_json::Value;
+
+/// The modes compared, with the fusion deep mode uses.
+pub(crate) fn variants(sweep: bool) -> Vec<(String, Mode, Fusion)> {
+    let mut v = vec![
+        ("fast".to_string(), Mode::Fast, Fusion::default()),
+        ("vector".to_string(), Mode::Vector, Fusion::default()),
+        ("deep".to_string(), Mode::Deep, Fusion::default()),
+    ];
+    if sweep {
+        v.push((
+            "deep, RRF k=60 equal".into(),
+            Mode::Deep,
+            Fusion::Rrf {
+                k: 60.0,
+                bm25_weight: 0.5,
+            },
+        ));
+        for w in [0.7, 0.75] {
+            v.push((
+                format!("deep, RRF k=60 bm25 {w}"),
+                Mode::Deep,
+                Fusion::Rrf {
+                    k: 60.0,
+                    bm25_weight: w,
+                },
+            ));
+        }
+        for w in [0.4, 0.5, 0.6, 0.7, 0.8] {
+            for floor in [0.0, 0.1, 0.2] {
+                v.push((
+                    format!("deep, scores bm25 {w} floor {floor}"),
+                    Mode::Deep,
+                    Fusion::Scores {
+                        bm25_weight: w,
+                        cosine_floor: floor,
+                    },
+                ));
+            }
+        }
+    }
+    v
+}
+
+fn open(dir: &Path) -> Result<(Arc<Vault>, Arc<Index>), String> {
+    let (vault, _) =
+        Vault::init(dir, &Author::new("bench", "benchmark")).map_err(|e| e.to_string())?;
+    let vault = Arc::new(vault);
+    let index = Index::open(vault.clone()).map_err(|e| e.to_string())?;
+    Ok((vault, index))
+}
+
+fn prepare(index: &Index) -> Result<(), String> {
+    index.catch_up(&mut |_, _| {}).map_err(|e| e.to_string())?;
+    let started = Instant::now();
+    let n = index
+        .embed_pending(&mut |_, _| {})
+        .map_err(|e| format!("{e} (set KNOWER_MODEL to the model folder)"))?;
+    eprintln!(
+        "  embedded {n} chunks in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+// ---- qmd_eval ---------------------------------------------------------------
+
+pub(crate) fn qmd(data: &Path, work: &Path, sweep: bool) -> Result<(), String> {
+    let (vault, index) = open(&work.join("qmd"))?;
+    let author = Author::new("bench", "qmd_eval note");
+    let docs = data.join("eval-docs");
+    for entry in std::fs::read_dir(&docs).map_err(|e| format!("{}: {e}", docs.display()))? {
+        let entry = entry.map_err(|e| e.to_string())?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(entry.path()).map_err(|e| e.to_string())?;
+        vault
+            .write(&format!("notes/{name}"), &text, &author)
+            .map_err(|e| e.to_string())?;
+    }
+    prepare(&index)?;
+    let queries: Vec<Value> = serde_json::from_str(
+        &std::fs::read_to_string(data.join("eval_queries.json")).map_err(|e| e.to_string())?,
+    )
+    .map_err(|e| e.to_string())?;
+
+    println!(
+        "\n### qmd_eval: Hit@1 / Hit@3 by difficulty ({} queries)\n",
+        queries.len()
+    );
+    let difficulties = ["easy", "medium", "hard", "fusion"];
+    println!(
+        "| mode | {} | overall |",
+        difficulties.map(|d| format!("{d} H@1 / H@3")).join(" | ")
+    );
+    println!("|---|{}---|", "---|".repeat(difficulties.len()));
+    for (name, mode, fusion) in variants(sweep) {
+        index.set_fusion(fusion);
+        let mut by: BTreeMap<&str, (usize, usize, usize)> = BTreeMap::new();
+        for q in &queries {
+            let text = q["query"].as_str().unwrap_or_default();
+            let expected = q["expectedDoc"].as_str().unwrap_or_default();
+            let difficulty = q["difficulty"].as_str().unwrap_or("other");
+            let results = index
+                .search(
+                    text,
+                    &SearchOptions {
+                        mode,
+                        scope: None,
+                        limit: 30,
+                    },
+                )
+                .map_err(|e| e.to_string())?;
+            let mut files: Vec<&str> = Vec::new();
+            for hit in &results.hits {
+                if !files.contains(&hit.path.as_str()) {
+                    files.push(&hit.path);
+                }
+            }
+            let rank = files.iter().position(|f| f.contains(expected));
+            for key in [difficulty, "overall"] {
+                let e = by.entry(key).or_default();
+                e.0 += 1;
+                e.1 += usize::from(rank == Some(0));
+                e.2 += usize::from(rank.is_some_and(|r| r < 3));
+            }
+        }
+        let cell = |key: &str| {
+            by.get(key).map_or("–".to_string(), |(n, h1, h3)| {
+                format!(
+                    "{:.2} / {:.2}",
+                    *h1 as f64 / *n as f64,
+                    *h3 as f64 / *n as f64
+                )
+            })
+        };
+        println!(
+            "| {name} | {} | {} |",
+            difficulties.map(cell).join(" | "),
+            cell("overall")
+        );
+    }
+    Ok(())
+}
+
+// ---- LoCoMo -----------------------------------------------------------------
+
+struct Question {
+    conversation: String,
+    text: String,
+    evidence: Vec<String>,
+    category: u64,
+}
+
+pub(crate) fn locomo(
+    file: &Path,
+    work: &Path,
+    sweep: bool,
+    limit: Option<usize>,
+) -> Result<(), String> {
+    let data: Vec<Value> = serde_json::from_str(
+        &std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?,
+    )
+    .map_err(|e| e.to_string())?;
+    let (vault, index) = open(&work.join("locomo"))?;
+    let author = Author::new("bench", "LoCoMo session");
+    let mut questions = Vec::new();
+    let mut notes = 0;
+    for sample in &data {
+        let id = sample["sample_id"].as_str().unwrap_or("conv").to_string();
+        let conv = &sample["conversation"];
+        let a = conv["speaker_a"].as_str().unwrap_or("A");
+        let b = conv["speaker_b"].as_str().unwrap_or("B");
+        for n in 1.. {
+            let Some(turns) = conv[format!("session_{n}")].as_array() else {
+                break;
+            };
+            let date = conv[format!("session_{n}_date_time")]
+                .as_str()
+                .unwrap_or("");
+            let mut note = format!("# Conversation between {a} and {b}, session {n} ({date})\n\n");
+            for turn in turns {
+                let mut line = format!(
+                    "[{}] {}: {}",
+                    turn["dia_id"].as_str().unwrap_or(""),
+                    turn["speaker"].as_str().unwrap_or(""),
+                    turn["text"].as_str().unwrap_or("")
+                );
+                if let Some(caption) = turn["blip_caption"].as_str() {
+                    line.push_str(&format!(" [shares a photo: {caption}]"));
+                }
+                note.push_str(line.trim());
+                note.push('\n');
+            }
+            vault
+                .write(&format!("locomo/{id}/session-{n:02}.md"), &note, &author)
+                .map_err(|e| e.to_string())?;
+            notes += 1;
+        }
+        for qa in sample["qa"].as_array().into_iter().flatten() {
+            let category = qa["category"].as_u64().unwrap_or(0);
+            if !(1..=4).contains(&category) {
+                continue;
+            }
+            // Malformed evidence ("D8:6; D9:17") is split; empty is skipped.
+            let evidence: Vec<String> = qa["evidence"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|e| e.as_str())
+                .flat_map(|e| e.split([';', ',']))
+                .map(|e| e.trim().to_string())
+                .filter(|e| !e.is_empty())
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            if evidence.is_empty() {
+                continue;
+            }
+            questions.push(Question {
+                conversation: id.clone(),
+                text: qa["question"].as_str().unwrap_or_default().to_string(),
+                evidence,
+                category,
+            });
+        }
+    }
+    if let Some(limit) = limit {
+        questions.truncate(limit);
+    }
+    eprintln!(
+        "LoCoMo: {notes} session notes, {} questions",
+        questions.len()
+    );
+    prepare(&index)?;
+
+    println!(
+        "\n### LoCoMo evidence recall ({} questions of categories 1–4; LoCoMo's own category numbers: 1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop)\n",
+        questions.len()
+    );
+    println!(
+        "| mode | @1000 | @2000 | cat 1 @1000 | cat 2 @1000 | cat 3 @1000 | cat 4 @1000 | query p50 |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
+    for (name, mode, fusion) in variants(sweep) {
+        index.set_fusion(fusion);
+        let mut sums: BTreeMap<(u64, usize), f64> = BTreeMap::new();
+        let mut counts: BTreeMap<u64, usize> = BTreeMap::new();
+        let mut times = Vec::new();
+        for q in &questions {
+            let started = Instant::now();
+            let results = index
+                .search(
+                    &q.text,
+                    &SearchOptions {
+                        mode,
+                        scope: Some(format!("locomo/{}", q.conversation)),
+                        limit: 60,
+                    },
+                )
+                .map_err(|e| e.to_string())?;
+            times.push(started.elapsed());
+            *counts.entry(q.category).or_default() += 1;
+            *counts.entry(0).or_default() += 1;
+            for budget in [1000usize, 2000] {
+                let mut used = 0;
+                let mut found: HashSet<&str> = HashSet::new();
+                for hit in &results.hits {
+                    let tokens = hit.text.chars().count().div_ceil(4);
+                    if used + tokens > budget {
+                        break;
+                    }
+                    used += tokens;
+                    for e in &q.evidence {
+                        if hit.text.contains(&format!("[{e}]")) {
+                            found.insert(e);
+                        }
+                    }
+                }
+                let recall = found.len() as f64 / q.evidence.len() as f64;
+                *sums.entry((q.category, budget)).or_default() += recall;
+                *sums.entry((0, budget)).or_default() += recall;
+            }
+        }
+        let r = |cat: u64, budget: usize| {
+            format!(
+                "{:.3}",
+                sums.get(&(cat, budget)).copied().unwrap_or(0.0)
+                    / counts.get(&cat).copied().unwrap_or(1).max(1) as f64
+            )
+        };
+        println!(
+            "| {name} | {} | {} | {} | {} | {} | {} | {} |",
+            r(0, 1000),
+            r(0, 2000),
+            r(1, 1000),
+            r(2, 1000),
+            r(3, 1000),
+            r(4, 1000),
+            crate::ms(crate::quantile(&mut times, 0.5))
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,537 @@
+//! The keyword index: one tantivy document per chunk, under
+//! `.knower/index/bm25/`.
+//!
+//! Which version of each file is indexed is read back from the index itself
+//! (`path` and `file_hash` fast fields), so the index and its bookkeeping can
+//! never disagree, and catching up after a restart is a comparison with the
+//! vault's manifest rather than a rebuild.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use knower_vault::VaultPath;
+use tantivy::collector::{DocSetCollector, TopDocs};
+use tantivy::directory::MmapDirectory;
+use tantivy::directory::error::LockError;
+use tantivy::query::{
+    AllQuery, BooleanQuery, BoostQuery, EmptyQuery, Occur, PhrasePrefixQuery, PhraseQuery,
+    Query as TantivyQuery, TermQuery,
+};
+use tantivy::schema::{
+    FAST, Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions, Value,
+};
+use tantivy::snippet::SnippetGenerator;
+use tantivy::{
+    DocAddress, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, TantivyDocument, Term,
+};
+
+use crate::analyzer;
+use crate::chunk::Note;
+use crate::error::{Error, Result};
+use crate::query::{Query, Scope};
+
+/// Bumped when the schema or the analyzer changes: an index of another
+/// version is rebuilt, not misread.
+const SCHEMA_VERSION: &str = "1";
+
+#[derive(Clone, Copy)]
+pub(crate) struct Fields {
+    pub path: Field,
+    /// The file's path and each folder above it: scope is a term query.
+    folders: Field,
+    path_text: Field,
+    pub title: Field,
+    headings: Field,
+    pub heading: Field,
+    pub body: Field,
+    tags: Field,
+    pub line_start: Field,
+    pub line_end: Field,
+    pub chunk_hash: Field,
+    file_hash: Field,
+}
+
+/// (field, weight) pairs a free word is searched in.
+fn weighted(f: &Fields) -> [(Field, f32); 5] {
+    [
+        (f.body, 1.0),
+        (f.title, 1.5),
+        (f.headings, 1.2),
+        (f.path_text, 1.2),
+        (f.tags, 1.5),
+    ]
+}
+
+fn schema() -> (Schema, Fields) {
+    let mut b = Schema::builder();
+    let text = |stored: bool| {
+        let options = TextOptions::default().set_indexing_options(
+            TextFieldIndexing::default()
+                .set_tokenizer(analyzer::NAME)
+                .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+        );
+        if stored {
+            options.set_stored()
+        } else {
+            options
+        }
+    };
+    let fields = Fields {
+        path: b.add_text_field("path", STRING | STORED | FAST),
+        folders: b.add_text_field("folders", STRING),
+        path_text: b.add_text_field("path_text", text(false)),
+        title: b.add_text_field("title", text(true)),
+        headings: b.add_text_field("headings", text(false)),
+        heading: b.add_text_field("heading", STORED),
+        body: b.add_text_field("body", text(true)),
+        tags: b.add_text_field("tags", text(false)),
+        line_start: b.add_u64_field("line_start", STORED),
+        line_end: b.add_u64_field("line_end", STORED),
+        chunk_hash: b.add_text_field("chunk_hash", STRING | STORED | FAST),
+        file_hash: b.add_text_field("file_hash", STRING | FAST),
+    };
+    (b.build(), fields)
+}
+
+pub(crate) struct Bm25 {
+    index: Index,
+    reader: IndexReader,
+    pub fields: Fields,
+}
+
+/// A chunk as found by BM25.
+#[derive(Clone, Debug)]
+pub(crate) struct Found {
+    pub doc: DocAddress,
+    pub score: f32,
+}
+
+impl Bm25 {
+    /// Opens the index in `dir`, creating it if missing. An index that
+    /// cannot be opened (corrupt, or of another schema version) is deleted
+    /// and created empty; the second value says so, and the caller refills it.
+    pub fn open(dir: &Path) -> Result<(Bm25, bool)> {
+        // tantivy may panic, not just fail, on a damaged file.
+        let attempt = std::panic::catch_unwind(|| Bm25::try_open(dir));
+        match attempt {
+            Ok(Ok(Some(bm25))) => Ok((bm25, false)),
+            _ => {
+                if dir.exists() {
+                    std::fs::remove_dir_all(dir)
+                        .map_err(Error::io(format!("removing {}", dir.display())))?;
+                }
+                let bm25 = Bm25::try_open(dir)?.ok_or_else(|| Error::Io {
+                    context: format!("creating {}", dir.display()),
+                    source: std::io::Error::other("the new index is unreadable"),
+                })?;
+                Ok((bm25, true))
+            }
+        }
+    }
+
+    /// `None` when the index is of another schema version.
+    fn try_open(dir: &Path) -> Result<Option<Bm25>> {
+        let version_file = dir.join("knower-schema");
+        let fresh = !dir.join("meta.json").exists();
+        std::fs::create_dir_all(dir).map_err(Error::io(format!("creating {}", dir.display())))?;
+        if fresh {
+            std::fs::write(&version_file, SCHEMA_VERSION)
+                .map_err(Error::io(format!("writing {}", version_file.display())))?;
+        } else if std::fs::read_to_string(&version_file).ok().as_deref() != Some(SCHEMA_VERSION) {
+            return Ok(None);
+        }
+        let (schema, fields) = schema();
+        let directory = MmapDirectory::open(dir).map_err(|e| Error::Io {
+            context: format!("opening {}", dir.display()),
+            source: std::io::Error::other(e.to_string()),
+        })?;
+        let index = Index::open_or_create(directory, schema)?;
+        index
+            .tokenizers()
+            .register(analyzer::NAME, analyzer::analyzer());
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()?;
+        // Every segment file carries a checksum: a damaged index is found
+        // here, at open, and rebuilt, rather than failing searches later.
+        if !index.validate_checksum()?.is_empty() {
+            return Ok(None);
+        }
+        let bm25 = Bm25 {
+            index,
+            reader,
+            fields,
+        };
+        bm25.files()?;
+        Ok(Some(bm25))
+    }
+
+    pub fn searcher(&self) -> Searcher {
+        self.reader.searcher()
+    }
+
+    /// Sees what other writers (this process's or others') committed.
+    pub fn reload(&self) -> Result<()> {
+        Ok(self.reader.reload()?)
+    }
+
+    /// The indexed version of every file: path → content hash.
+    pub fn files(&self) -> Result<HashMap<String, String>> {
+        let searcher = self.searcher();
+        let mut files = HashMap::new();
+        for segment in searcher.segment_readers() {
+            let fast = segment.fast_fields();
+            let (Some(paths), Some(hashes)) = (fast.str("path")?, fast.str("file_hash")?) else {
+                continue;
+            };
+            let (mut path, mut hash) = (String::new(), String::new());
+            for doc in segment.doc_ids_alive() {
+                let (Some(p), Some(h)) =
+                    (paths.term_ords(doc).next(), hashes.term_ords(doc).next())
+                else {
+                    continue;
+                };
+                paths
+                    .ord_to_str(p, &mut path)
+                    .map_err(Error::io("reading the index"))?;
+                hashes
+                    .ord_to_str(h, &mut hash)
+                    .map_err(Error::io("reading the index"))?;
+                files.insert(path.clone(), hash.clone());
+            }
+        }
+        Ok(files)
+    }
+
+    /// The index's writer, waiting for another process to finish with it.
+    pub fn writer(&self, threads: usize) -> Result<Writer> {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            match self
+                .index
+                .writer_with_num_threads(threads, 40_000_000 * threads)
+            {
+                Ok(writer) => {
+                    return Ok(Writer {
+                        writer,
+                        fields: self.fields,
+                    });
+                }
+                Err(tantivy::TantivyError::LockFailure(LockError::LockBusy, _))
+                    if Instant::now() < deadline =>
+                {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+
+    /// A tantivy query for `query` within `scope`. Free words rank
+    /// (should); `+words` and phrases must match; `-words` must not; the
+    /// scope is a required term, so BM25 never ranks outside it.
+    pub fn query(&self, query: &Query, scope: &Scope) -> Box<dyn TantivyQuery> {
+        let f = &self.fields;
+        let mut clauses: Vec<(Occur, Box<dyn TantivyQuery>)> = Vec::new();
+        let mut ranking: Vec<(Occur, Box<dyn TantivyQuery>)> = Vec::new();
+        for word in &query.words {
+            if let Some(q) = self.word_query(word) {
+                let occur = if query.required.contains(word) {
+                    Occur::Must
+                } else {
+                    Occur::Should
+                };
+                ranking.push((occur, q));
+            }
+        }
+        for prefix in &query.prefixes {
+            for (field, weight) in weighted(f) {
+                if let Some((text, _, _)) = analyzer::terms(prefix).into_iter().next() {
+                    // Prefixes match the unstemmed form too: `pars*` finds `parse`.
+                    let unstemmed = prefix.to_lowercase();
+                    let stem = if unstemmed.starts_with(&text) {
+                        text
+                    } else {
+                        unstemmed
+                    };
+                    let q = PhrasePrefixQuery::new(vec![Term::from_field_text(field, &stem)]);
+                    ranking.push((
+                        Occur::Should,
+                        Box::new(BoostQuery::new(Box::new(q), weight)),
+                    ));
+                }
+            }
+        }
+        for phrase in &query.phrases {
+            if let Some(q) = self.phrase_query(phrase) {
+                clauses.push((Occur::Must, q));
+            }
+        }
+        for excluded in &query.excluded {
+            if let Some(q) = self.phrase_query(excluded) {
+                clauses.push((Occur::MustNot, q));
+            }
+        }
+        if let Scope::Below(prefix) = scope {
+            clauses.push((
+                Occur::Must,
+                Box::new(TermQuery::new(
+                    Term::from_field_text(f.folders, prefix.as_str()),
+                    IndexRecordOption::Basic,
+                )),
+            ));
+        }
+        if !ranking.is_empty() {
+            // At least one ranking word must match (unless all are optional
+            // and a phrase or +word already constrains the result).
+            clauses.push((Occur::Must, Box::new(BooleanQuery::new(ranking))));
+        } else if clauses.iter().all(|(o, _)| *o == Occur::MustNot) {
+            if clauses.is_empty() {
+                return Box::new(EmptyQuery);
+            }
+            clauses.push((Occur::Must, Box::new(AllQuery)));
+        }
+        Box::new(BooleanQuery::new(clauses))
+    }
+
+    /// One word of the query in every weighted field. A compound word
+    /// (`parse_config`) matches as a whole, or as its parts in sequence.
+    fn word_query(&self, word: &str) -> Option<Box<dyn TantivyQuery>> {
+        let terms = analyzer::terms(word);
+        if terms.is_empty() {
+            return None;
+        }
+        let mut per_field: Vec<(Occur, Box<dyn TantivyQuery>)> = Vec::new();
+        for (field, weight) in weighted(&self.fields) {
+            let mut alternatives: Vec<(Occur, Box<dyn TantivyQuery>)> = Vec::new();
+            let parts: Vec<(usize, Term)> = terms
+                .iter()
+                .filter(|(_, _, compound)| !compound)
+                .map(|(t, pos, _)| (*pos, Term::from_field_text(field, t)))
+                .collect();
+            for (text, _, compound) in &terms {
+                if *compound {
+                    alternatives.push((Occur::Should, term_query(field, text)));
+                }
+            }
+            match parts.len() {
+                0 => {}
+                1 => {
+                    alternatives.push((Occur::Should, term_query(field, &terms[terms.len() - 1].0)))
+                }
+                _ => alternatives
+                    .push((Occur::Should, Box::new(PhraseQuery::new_with_offset(parts)))),
+            }
+            let q: Box<dyn TantivyQuery> = Box::new(BooleanQuery::new(alternatives));
+            per_field.push((Occur::Should, Box::new(BoostQuery::new(q, weight))));
+        }
+        Some(Box::new(BooleanQuery::new(per_field)))
+    }
+
+    /// An exact phrase in the body, title or headings.
+    fn phrase_query(&self, phrase: &str) -> Option<Box<dyn TantivyQuery>> {
+        let terms: Vec<(usize, String)> = analyzer::terms(phrase)
+            .into_iter()
+            .filter(|(_, _, compound)| !compound)
+            .map(|(t, p, _)| (p, t))
+            .collect();
+        if terms.is_empty() {
+            return None;
+        }
+        let f = &self.fields;
+        let fields = [f.body, f.title, f.headings];
+        let alternatives = fields
+            .into_iter()
+            .map(|field| -> (Occur, Box<dyn TantivyQuery>) {
+                let q: Box<dyn TantivyQuery> = if terms.len() == 1 {
+                    term_query(field, &terms[0].1)
+                } else {
+                    Box::new(PhraseQuery::new_with_offset(
+                        terms
+                            .iter()
+                            .map(|(p, t)| (*p, Term::from_field_text(field, t)))
+                            .collect(),
+                    ))
+                };
+                (Occur::Should, q)
+            })
+            .collect();
+        Some(Box::new(BooleanQuery::new(alternatives)))
+    }
+
+    /// The best `limit` chunks for a query.
+    pub fn search(
+        &self,
+        searcher: &Searcher,
+        query: &dyn TantivyQuery,
+        limit: usize,
+    ) -> Result<Vec<Found>> {
+        let top = searcher.search(query, &TopDocs::with_limit(limit.max(1)))?;
+        Ok(top
+            .into_iter()
+            .map(|(score, doc)| Found { doc, score })
+            .collect())
+    }
+
+    /// Every chunk a query's constraints allow (scope, phrases, exclusions),
+    /// for the vector side, which ranks them all.
+    pub fn allowed(
+        &self,
+        searcher: &Searcher,
+        query: &Query,
+        scope: &Scope,
+    ) -> Result<Option<std::collections::HashSet<DocAddress>>> {
+        let constraints = Query {
+            words: query.required.clone(),
+            required: query.required.clone(),
+            phrases: query.phrases.clone(),
+            excluded: query.excluded.clone(),
+            ..Query::default()
+        };
+        if constraints.is_empty() && *scope == Scope::All {
+            return Ok(None);
+        }
+        let q = self.query(&constraints, scope);
+        let q: Box<dyn TantivyQuery> = if constraints.is_empty() {
+            // Scope alone.
+            Box::new(BooleanQuery::new(vec![
+                (Occur::Must, Box::new(AllQuery)),
+                (Occur::Must, q),
+            ]))
+        } else {
+            q
+        };
+        Ok(Some(searcher.search(&q, &DocSetCollector)?))
+    }
+
+    pub fn snippets(
+        &self,
+        searcher: &Searcher,
+        query: &dyn TantivyQuery,
+    ) -> Result<SnippetGenerator> {
+        let mut generator = SnippetGenerator::create(searcher, query, self.fields.body)?;
+        generator.set_max_num_chars(220);
+        Ok(generator)
+    }
+}
+
+fn term_query(field: Field, text: &str) -> Box<dyn TantivyQuery> {
+    Box::new(TermQuery::new(
+        Term::from_field_text(field, text),
+        IndexRecordOption::WithFreqsAndPositions,
+    ))
+}
+
+/// A batch of changes to the index, visible to searchers once committed.
+pub(crate) struct Writer {
+    writer: IndexWriter,
+    fields: Fields,
+}
+
+impl Writer {
+    /// Replaces whatever is indexed for `path` with `note`'s chunks.
+    pub fn put(&mut self, path: &VaultPath, file_hash: &str, note: &Note) -> Result<()> {
+        self.remove(path);
+        let f = &self.fields;
+        for chunk in &note.chunks {
+            let mut doc = TantivyDocument::default();
+            doc.add_text(f.path, path.as_str());
+            doc.add_text(f.folders, path.as_str());
+            for folder in path.ancestors() {
+                if !folder.is_root() {
+                    doc.add_text(f.folders, folder.as_str());
+                }
+            }
+            doc.add_text(f.path_text, path.as_str());
+            doc.add_text(f.title, &note.title);
+            for heading in &chunk.headings {
+                doc.add_text(f.headings, heading);
+            }
+            doc.add_text(f.heading, chunk.heading_path());
+            doc.add_text(f.body, &chunk.text);
+            for tag in &note.tags {
+                doc.add_text(f.tags, tag);
+            }
+            doc.add_u64(f.line_start, chunk.line_start as u64);
+            doc.add_u64(f.line_end, chunk.line_end as u64);
+            doc.add_text(f.chunk_hash, chunk.hash(&note.title));
+            doc.add_text(f.file_hash, file_hash);
+            self.writer.add_document(doc)?;
+        }
+        Ok(())
+    }
+
+    pub fn remove_all(&mut self) -> Result<()> {
+        self.writer.delete_all_documents()?;
+        Ok(())
+    }
+
+    pub fn remove(&mut self, path: &VaultPath) {
+        self.writer
+            .delete_term(Term::from_field_text(self.fields.path, path.as_str()));
+    }
+
+    /// Everything at or below `path` (a folder that was removed or moved).
+    pub fn remove_below(&mut self, path: &VaultPath) {
+        self.writer
+            .delete_term(Term::from_field_text(self.fields.folders, path.as_str()));
+    }
+
+    pub fn commit(mut self) -> Result<()> {
+        self.writer.commit()?;
+        // Merges of small segments finish before the lock is released, so
+        // short-lived writers (one per change) do not pile up segments.
+        self.writer.wait_merging_threads()?;
+        Ok(())
+    }
+}
+
+/// Where the keyword index lives inside `.knower/index/`.
+pub(crate) fn dir(index_dir: &Path) -> PathBuf {
+    index_dir.join("bm25")
+}
+
+/// Stored fields of a found chunk.
+pub(crate) struct Stored {
+    pub path: String,
+    pub title: String,
+    pub heading: String,
+    pub line_start: usize,
+    pub line_end: usize,
+    pub doc: TantivyDocument,
+}
+
+impl Stored {
+    /// All values of a stored text field, joined.
+    pub fn doc_text(&self, field: Field) -> String {
+        self.doc
+            .get_all(field)
+            .filter_map(|v| v.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+impl Bm25 {
+    pub fn stored(&self, searcher: &Searcher, doc: DocAddress) -> Result<Stored> {
+        let d: TantivyDocument = searcher.doc(doc)?;
+        let f = &self.fields;
+        let text = |field: Field| {
+            d.get_first(field)
+                .and_then(|v| v.as_str())
+                .unwrap_or_default()
+                .to_string()
+        };
+        let num = |field: Field| d.get_first(field).and_then(|v| v.as_u64()).unwrap_or(0) as usize;
+        Ok(Stored {
+            path: text(f.path),
+            title: text(f.title),
+            heading: text(f.heading),
+            line_start: num(f.line_start),
+            line_end: num(f.line_end),
+            doc: d,
+        })
+    }
+}

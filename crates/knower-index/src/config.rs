@@ -1,0 +1,127 @@
+//! The `[search]` section of `knower.toml`, the vault's settings file:
+//!
+//! ```toml
+//! [search]
+//! exclude = ["overview.md", "tree.md", "profile.md", "inbox/"]  # the default
+//! model = "/path/to/all-MiniLM-L6-v2"   # a folder, or a Hugging Face repo id
+//! ```
+//!
+//! `KNOWER_MODEL` overrides `model`.
+
+use serde::Deserialize;
+
+use knower_vault::{Vault, VaultPath};
+
+use crate::error::{Error, Result};
+
+pub const CONFIG_FILE: &str = "knower.toml";
+/// Loaded into agents' context directly (seed 003), or temporary (inbox).
+pub const DEFAULT_EXCLUDE: [&str; 4] = ["overview.md", "tree.md", "profile.md", "inbox/"];
+/// The default embedding model, a sentence-transformers repository.
+pub const DEFAULT_MODEL: &str = "sentence-transformers/all-MiniLM-L6-v2";
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchConfig {
+    /// Paths never indexed: a file, or a folder written with a trailing `/`.
+    pub exclude: Vec<String>,
+    /// A model folder or a Hugging Face repository id.
+    pub model: String,
+}
+
+impl Default for SearchConfig {
+    fn default() -> SearchConfig {
+        SearchConfig {
+            exclude: DEFAULT_EXCLUDE.iter().map(|s| s.to_string()).collect(),
+            model: DEFAULT_MODEL.to_string(),
+        }
+    }
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct SearchSection {
+    exclude: Option<Vec<String>>,
+    model: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+struct File {
+    #[serde(default)]
+    search: SearchSection,
+}
+
+impl SearchConfig {
+    /// The vault's settings; defaults where the file or a key is absent.
+    pub fn load(vault: &Vault) -> Result<SearchConfig> {
+        let text = match vault.read(CONFIG_FILE) {
+            Ok(text) => text,
+            Err(knower_vault::Error::NotFound { .. }) => String::new(),
+            Err(e) => return Err(e.into()),
+        };
+        let mut config = SearchConfig::parse(&text)?;
+        if let Some(model) = std::env::var_os("KNOWER_MODEL").filter(|m| !m.is_empty()) {
+            config.model = model.to_string_lossy().into_owned();
+        }
+        Ok(config)
+    }
+
+    pub fn parse(text: &str) -> Result<SearchConfig> {
+        let file: File = toml::from_str(text).map_err(|e| Error::Config {
+            path: CONFIG_FILE.to_string(),
+            message: e.message().to_string(),
+        })?;
+        let defaults = SearchConfig::default();
+        Ok(SearchConfig {
+            exclude: file.search.exclude.unwrap_or(defaults.exclude),
+            model: file.search.model.unwrap_or(defaults.model),
+        })
+    }
+
+    /// Whether a file is indexed: markdown, and not excluded.
+    pub fn indexes(&self, path: &VaultPath) -> bool {
+        if !path.is_markdown() {
+            return false;
+        }
+        let text = path.as_str();
+        !self
+            .exclude
+            .iter()
+            .any(|rule| match rule.strip_suffix('/') {
+                Some(folder) => text.starts_with(folder) && text[folder.len()..].starts_with('/'),
+                None => text == rule,
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(s: &str) -> VaultPath {
+        VaultPath::parse(s).unwrap()
+    }
+
+    #[test]
+    fn defaults_follow_seed_003() {
+        let c = SearchConfig::parse("").unwrap();
+        assert!(!c.indexes(&p("overview.md")));
+        assert!(!c.indexes(&p("tree.md")));
+        assert!(!c.indexes(&p("profile.md")));
+        assert!(!c.indexes(&p("inbox/1/review.md")));
+        assert!(c.indexes(&p("inboxes.md")));
+        assert!(c.indexes(&p("projects/a/overview.md")));
+        assert!(c.indexes(&p("tasks.md")));
+        assert!(!c.indexes(&p("bucket/image.png")));
+    }
+
+    #[test]
+    fn the_list_is_configurable_and_typos_are_errors() {
+        let c =
+            SearchConfig::parse("[search]\nexclude = [\"archive/\"]\nmodel = \"/m\"\n").unwrap();
+        assert!(c.indexes(&p("overview.md")));
+        assert!(!c.indexes(&p("archive/old.md")));
+        assert_eq!(c.model, "/m");
+        assert!(SearchConfig::parse("[search]\nexlude = []\n").is_err());
+        assert!(SearchConfig::parse("[search\n").is_err());
+    }
+}

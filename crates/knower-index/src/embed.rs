@@ -1,0 +1,255 @@
+//! Sentence embeddings on the CPU with candle: a BERT-family
+//! sentence-transformers model (all-MiniLM-L6-v2 by default), mean-pooled
+//! and L2-normalised, so a dot product is the cosine similarity.
+//!
+//! The model is found, in order: a folder named by `KNOWER_MODEL` or
+//! `[search] model`; the Hugging Face cache (`HF_HOME`); a download from the
+//! hub (`HF_ENDPOINT`), with a progress bar, unless `HF_HUB_OFFLINE=1`.
+
+use std::path::{Path, PathBuf};
+
+use candle_core::{DType, Device, Tensor};
+use candle_nn::VarBuilder;
+use candle_transformers::models::bert::{BertModel, Config};
+use sha2::{Digest, Sha256};
+use tokenizers::{Tokenizer, TruncationParams};
+
+use crate::error::{Error, Result};
+
+/// The three files a model folder must hold.
+pub const MODEL_FILES: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors"];
+
+/// sentence-transformers truncates all-MiniLM-L6-v2's input at 256 word
+/// pieces; longer text adds cost, not meaning.
+const MAX_TOKENS: usize = 256;
+
+/// Upper bound on padded tokens per forward pass: large enough to keep the
+/// matrix multiplications efficient, small enough for the attention matrices
+/// to stay in cache.
+const TOKENS_PER_BATCH: usize = 2048;
+
+/// Where a model's files are.
+#[derive(Clone, Debug)]
+pub struct ModelFiles {
+    pub dir: PathBuf,
+    /// Identifies the model's weights, so vectors of another model are
+    /// never mixed with this one's.
+    pub fingerprint: String,
+}
+
+/// Finds the model named by `spec` (a folder or a repository id), and
+/// downloads it if allowed and needed.
+pub fn locate(spec: &str) -> Result<ModelFiles> {
+    match locate_cached(spec) {
+        Err(Error::NoModel(_)) => {}
+        found => return found,
+    }
+    let offline = std::env::var("HF_HUB_OFFLINE").is_ok_and(|v| v == "1" || v == "true");
+    if offline {
+        return Err(Error::NoModel(format!(
+            "{spec} is not in the Hugging Face cache and HF_HUB_OFFLINE is set"
+        )));
+    }
+    download(spec)
+}
+
+/// Finds the model without downloading it.
+pub fn locate_cached(spec: &str) -> Result<ModelFiles> {
+    let as_path = Path::new(spec);
+    if as_path.is_absolute() || spec.starts_with('.') || as_path.is_dir() {
+        return from_folder(as_path);
+    }
+    let cache = hf_hub::Cache::from_env();
+    let cached = cache.model(spec.to_string());
+    match MODEL_FILES
+        .iter()
+        .map(|f| cached.get(f))
+        .collect::<Option<Vec<_>>>()
+        .and_then(|files| files[0].parent().map(Path::to_path_buf))
+    {
+        Some(dir) => from_folder(&dir),
+        None => Err(Error::NoModel(format!(
+            "{spec} is not in the Hugging Face cache"
+        ))),
+    }
+}
+
+fn download(repo: &str) -> Result<ModelFiles> {
+    use std::io::IsTerminal;
+    let api = hf_hub::api::sync::ApiBuilder::from_env()
+        .with_progress(std::io::stderr().is_terminal())
+        .build()
+        .map_err(|e| Error::NoModel(format!("cannot reach the Hugging Face hub: {e}")))?;
+    let model = api.model(repo.to_string());
+    let mut dir = None;
+    for file in MODEL_FILES {
+        let path = model
+            .get(file)
+            .map_err(|e| Error::NoModel(format!("downloading {file} of {repo}: {e}")))?;
+        dir = path.parent().map(Path::to_path_buf);
+    }
+    from_folder(&dir.expect("three files were fetched"))
+}
+
+fn from_folder(dir: &Path) -> Result<ModelFiles> {
+    let broken = |message: String| Error::Model {
+        path: dir.to_path_buf(),
+        message,
+    };
+    if !dir.is_dir() {
+        return Err(broken("not a folder".into()));
+    }
+    let mut hasher = Sha256::new();
+    for file in MODEL_FILES {
+        let path = dir.join(file);
+        let meta = std::fs::metadata(&path).map_err(|_| broken(format!("{file} is missing")))?;
+        hasher.update(file.as_bytes());
+        hasher.update(meta.len().to_le_bytes());
+    }
+    let config =
+        std::fs::read(dir.join("config.json")).map_err(|e| broken(format!("config.json: {e}")))?;
+    hasher.update(&config);
+    let digest = hasher.finalize();
+    Ok(ModelFiles {
+        dir: dir.to_path_buf(),
+        fingerprint: digest[..8].iter().map(|b| format!("{b:02x}")).collect(),
+    })
+}
+
+/// A loaded model, ready to embed.
+pub struct Embedder {
+    model: BertModel,
+    tokenizer: Tokenizer,
+    device: Device,
+    pub dims: usize,
+    pub fingerprint: String,
+}
+
+impl Embedder {
+    pub fn load(files: &ModelFiles) -> Result<Embedder> {
+        let dir = &files.dir;
+        let broken = |message: String| Error::Model {
+            path: dir.clone(),
+            message,
+        };
+        let config: Config = serde_json::from_slice(
+            &std::fs::read(dir.join("config.json"))
+                .map_err(|e| broken(format!("config.json: {e}")))?,
+        )
+        .map_err(|e| broken(format!("config.json is not a BERT configuration: {e}")))?;
+        let mut tokenizer = Tokenizer::from_file(dir.join("tokenizer.json"))
+            .map_err(|e| broken(format!("tokenizer.json: {e}")))?;
+        tokenizer.with_padding(None);
+        tokenizer
+            .with_truncation(Some(TruncationParams {
+                max_length: MAX_TOKENS,
+                ..TruncationParams::default()
+            }))
+            .map_err(|e| broken(format!("tokenizer.json: {e}")))?;
+        let device = Device::Cpu;
+        // SAFETY: the weights file is mapped read-only; Knower never writes
+        // it, and a model folder changed underneath a running process is
+        // outside what we can defend against (as with any mmap-ing loader).
+        let weights = unsafe {
+            VarBuilder::from_mmaped_safetensors(
+                &[dir.join("model.safetensors")],
+                DType::F32,
+                &device,
+            )
+        }
+        .map_err(|e| broken(format!("model.safetensors: {e}")))?;
+        let model = BertModel::load(weights, &config)
+            .map_err(|e| broken(format!("model.safetensors does not fit config.json: {e}")))?;
+        let dims = config.hidden_size;
+        let embedder = Embedder {
+            model,
+            tokenizer,
+            device,
+            dims,
+            fingerprint: files.fingerprint.clone(),
+        };
+        // One pass proves the weights and tokenizer work together.
+        embedder
+            .embed(&["probe"])
+            .map_err(|e| broken(format!("the model does not run: {e}")))?;
+        Ok(embedder)
+    }
+
+    /// One unit vector per text, in order. Texts are sorted by length and
+    /// embedded in batches of similar length, so little work is spent on
+    /// padding.
+    pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        let mut out = vec![Vec::new(); texts.len()];
+        let encodings = self
+            .tokenizer
+            .encode_batch(texts.to_vec(), true)
+            .map_err(|e| self.fail(format!("tokenizing: {e}")))?;
+        let mut order: Vec<usize> = (0..texts.len()).collect();
+        order.sort_by_key(|&i| encodings[i].get_ids().len());
+        let mut start = 0;
+        while start < order.len() {
+            // Sorted ascending: the batch's last text is its longest.
+            let mut end = start + 1;
+            while end < order.len()
+                && (end + 1 - start) * encodings[order[end]].get_ids().len().max(1)
+                    <= TOKENS_PER_BATCH
+            {
+                end += 1;
+            }
+            let batch = &order[start..end];
+            let vectors = self
+                .forward(batch.iter().map(|&i| &encodings[i]).collect())
+                .map_err(|e| self.fail(e.to_string()))?;
+            for (&i, v) in batch.iter().zip(vectors) {
+                out[i] = v;
+            }
+            start = end;
+        }
+        Ok(out)
+    }
+
+    /// How many word pieces the model reads of each text (after truncation).
+    pub fn token_counts(&self, texts: &[&str]) -> Result<Vec<usize>> {
+        let encodings = self
+            .tokenizer
+            .encode_batch(texts.to_vec(), true)
+            .map_err(|e| self.fail(format!("tokenizing: {e}")))?;
+        Ok(encodings.iter().map(|e| e.get_ids().len()).collect())
+    }
+
+    fn forward(&self, batch: Vec<&tokenizers::Encoding>) -> candle_core::Result<Vec<Vec<f32>>> {
+        let len = batch
+            .iter()
+            .map(|e| e.get_ids().len())
+            .max()
+            .unwrap_or(1)
+            .max(1);
+        let n = batch.len();
+        let mut ids = vec![0u32; n * len];
+        let mut mask = vec![0u32; n * len];
+        for (row, e) in batch.iter().enumerate() {
+            for (col, &id) in e.get_ids().iter().enumerate() {
+                ids[row * len + col] = id;
+                mask[row * len + col] = 1;
+            }
+        }
+        let ids = Tensor::from_vec(ids, (n, len), &self.device)?;
+        let mask = Tensor::from_vec(mask, (n, len), &self.device)?;
+        let types = ids.zeros_like()?;
+        let hidden = self.model.forward(&ids, &types, Some(&mask))?;
+        // Mean over the real tokens, then unit length.
+        let mask = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
+        let summed = hidden.broadcast_mul(&mask)?.sum(1)?;
+        let counts = mask.sum(1)?.clamp(1e-9, f32::MAX)?;
+        let mean = summed.broadcast_div(&counts)?;
+        let norm = mean.sqr()?.sum_keepdim(1)?.sqrt()?.clamp(1e-12, f32::MAX)?;
+        mean.broadcast_div(&norm)?.to_vec2::<f32>()
+    }
+
+    fn fail(&self, message: String) -> Error {
+        Error::Model {
+            path: PathBuf::from(format!("(model {})", self.fingerprint)),
+            message,
+        }
+    }
+}

@@ -1,0 +1,729 @@
+//! [`Index`]: the search index of one vault, kept current as a stage of the
+//! vault's write pipeline.
+//!
+//! - BM25 is updated synchronously by a vault listener, so a file is
+//!   searchable by keyword as soon as the change that wrote it returns.
+//! - Vectors follow: [`Index::embed_pending`] embeds the chunks that have
+//!   none yet, called by a background thread ([`Index::spawn_embedder`]) in
+//!   long-running processes and before a deep search in one-shot ones.
+//! - At open, the index catches up with the vault by comparing each file's
+//!   indexed hash with the manifest's: changes made while no Knower process
+//!   ran, or by another process, are picked up without a rebuild.
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, Weak};
+use std::time::Duration;
+
+use knower_vault::{Changed, EntryKind, Hash, INTERNAL_DIR, Vault, VaultPath};
+use serde::Serialize;
+use tantivy::{DocAddress, Searcher};
+
+use crate::bm25::{self, Bm25};
+use crate::chunk::{self, Budget};
+use crate::config::SearchConfig;
+use crate::embed::{self, Embedder};
+use crate::error::{Error, Result};
+use crate::fusion::{self, Candidate, Fusion, KeepOrder, Rerank, Trace};
+use crate::query::{Query, Scope};
+use crate::vectors::{self, VectorStore};
+
+/// How the results are ranked.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// BM25 only: instant, no model.
+    #[default]
+    Fast,
+    /// BM25 and vectors fused, then reranked.
+    Deep,
+    /// Vectors only (to measure and to debug).
+    Vector,
+}
+
+#[derive(Clone, Debug)]
+pub struct SearchOptions {
+    pub mode: Mode,
+    /// `project:NAME` or a path prefix; overrides one written in the query.
+    pub scope: Option<String>,
+    pub limit: usize,
+}
+
+impl Default for SearchOptions {
+    fn default() -> SearchOptions {
+        SearchOptions {
+            mode: Mode::Fast,
+            scope: None,
+            limit: 10,
+        }
+    }
+}
+
+/// One result: a chunk of a note.
+#[derive(Clone, Debug, Serialize)]
+pub struct Hit {
+    pub path: String,
+    pub title: String,
+    pub heading: String,
+    pub line_start: usize,
+    pub line_end: usize,
+    pub score: f32,
+    /// A passage of the chunk around the matched terms.
+    pub snippet: String,
+    /// Byte ranges of matched terms in `snippet`.
+    #[serde(skip)]
+    pub marks: Vec<std::ops::Range<usize>>,
+    /// The whole chunk.
+    #[serde(skip)]
+    pub text: String,
+    /// How the hit was ranked (deep mode).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explain: Option<Trace>,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Results {
+    pub hits: Vec<Hit>,
+    /// Said once per process: why deep search used BM25 only.
+    pub notice: Option<String>,
+    /// The mode that actually ranked the hits.
+    pub mode: Mode,
+}
+
+/// What catching up did.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct CatchUp {
+    /// The index was missing, corrupt or of an older layout and was rebuilt.
+    pub rebuilt: bool,
+    pub indexed: usize,
+    pub removed: usize,
+}
+
+/// What is not searchable yet, for `knower status`.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct IndexStatus {
+    pub files: usize,
+    pub chunks: usize,
+    /// Files whose current version BM25 does not have yet.
+    pub files_pending: Vec<String>,
+    /// Chunks without a vector; `None` when no model is available.
+    pub vectors_pending: Option<usize>,
+    /// The model folder in use, or why there is none.
+    pub model: Option<String>,
+    pub model_problem: Option<String>,
+}
+
+/// Each live chunk's document and its row in the vector store.
+type VectorTable = Arc<Vec<(DocAddress, usize)>>;
+
+struct Semantic {
+    embedder: Arc<Embedder>,
+    store: Mutex<VectorStore>,
+    /// The table for (searcher generation, vectors known).
+    table: Mutex<Option<(u64, usize, VectorTable)>>,
+}
+
+pub struct Index {
+    vault: Arc<Vault>,
+    config: SearchConfig,
+    dir: PathBuf,
+    bm25: Bm25,
+    /// Serialises this process's writers; tantivy's lock serialises processes.
+    writing: Mutex<()>,
+    semantic: OnceLock<std::result::Result<Semantic, String>>,
+    fusion: Mutex<Fusion>,
+    rerank: Box<dyn Rerank>,
+    fallback_told: AtomicBool,
+    /// Wakes the background embedder.
+    wake: Arc<(Mutex<bool>, Condvar)>,
+    rebuilt: bool,
+    /// Failures of the listener, which has no caller to return them to.
+    problems: Mutex<Vec<String>>,
+    budget: Budget,
+}
+
+/// How many BM25 and vector candidates deep mode fuses.
+const CANDIDATES: usize = 100;
+
+impl Index {
+    /// Opens (or creates, or rebuilds) the index of `vault` and subscribes
+    /// it to the vault's changes. Call [`Index::catch_up`] next.
+    pub fn open(vault: Arc<Vault>) -> Result<Arc<Index>> {
+        let config = SearchConfig::load(&vault)?;
+        let dir = vault.root().join(INTERNAL_DIR).join("index");
+        let (bm25, rebuilt) = Bm25::open(&bm25::dir(&dir))?;
+        let index = Arc::new(Index {
+            vault: vault.clone(),
+            config,
+            dir,
+            bm25,
+            writing: Mutex::new(()),
+            semantic: OnceLock::new(),
+            fusion: Mutex::new(Fusion::default()),
+            rerank: Box::new(KeepOrder),
+            fallback_told: AtomicBool::new(false),
+            wake: Arc::new((Mutex::new(false), Condvar::new())),
+            rebuilt,
+            problems: Mutex::new(Vec::new()),
+            budget: Budget::default(),
+        });
+        let weak: Weak<Index> = Arc::downgrade(&index);
+        vault.subscribe(move |changed| {
+            if let Some(index) = weak.upgrade()
+                && let Err(e) = index.update(changed)
+            {
+                // The next catch-up repairs whatever this missed.
+                lock(&index.problems).push(e.to_string());
+            }
+        });
+        Ok(index)
+    }
+
+    pub fn config(&self) -> &SearchConfig {
+        &self.config
+    }
+
+    /// Uses another fusion (the benchmark compares them).
+    pub fn set_fusion(&self, fusion: Fusion) {
+        *lock(&self.fusion) = fusion;
+    }
+
+    /// Problems the background updates met since the last call.
+    pub fn take_problems(&self) -> Vec<String> {
+        std::mem::take(&mut lock(&self.problems))
+    }
+
+    /// Brings BM25 up to date with the vault: indexes every file whose
+    /// content differs from what is indexed, drops files that are gone.
+    pub fn catch_up(&self, progress: &mut dyn FnMut(usize, usize)) -> Result<CatchUp> {
+        let _writing = lock(&self.writing);
+        self.bm25.reload()?;
+        let indexed = self.bm25.files()?;
+        let wanted = self.wanted();
+        let stale: Vec<&VaultPath> = wanted
+            .iter()
+            .filter(|(p, h)| indexed.get(p.as_str()) != Some(&h.to_string()))
+            .map(|(p, _)| p)
+            .collect();
+        let keep: HashSet<&str> = wanted.iter().map(|(p, _)| p.as_str()).collect();
+        let gone: Vec<VaultPath> = indexed
+            .keys()
+            .filter(|p| !keep.contains(p.as_str()))
+            .filter_map(|p| VaultPath::parse(p).ok())
+            .collect();
+        let mut report = CatchUp {
+            rebuilt: self.rebuilt,
+            ..CatchUp::default()
+        };
+        if stale.is_empty() && gone.is_empty() {
+            return Ok(report);
+        }
+        let mut writer = self.bm25.writer(if stale.len() > 100 { 2 } else { 1 })?;
+        for (done, path) in stale.iter().enumerate() {
+            self.put(&mut writer, path)?;
+            progress(done + 1, stale.len());
+        }
+        for path in &gone {
+            writer.remove(path);
+        }
+        writer.commit()?;
+        self.bm25.reload()?;
+        report.indexed = stale.len();
+        report.removed = gone.len();
+        self.wake_embedder();
+        Ok(report)
+    }
+
+    /// Rebuilds BM25 from every file; vectors of unchanged chunks are kept.
+    pub fn reindex(&self, progress: &mut dyn FnMut(usize, usize)) -> Result<usize> {
+        let _writing = lock(&self.writing);
+        let wanted = self.wanted();
+        let mut writer = self.bm25.writer(2)?;
+        writer.remove_all()?;
+        for (done, (path, _)) in wanted.iter().enumerate() {
+            self.put(&mut writer, path)?;
+            progress(done + 1, wanted.len());
+        }
+        writer.commit()?;
+        self.bm25.reload()?;
+        Ok(wanted.len())
+    }
+
+    /// The files that should be indexed, with their content hash.
+    fn wanted(&self) -> Vec<(VaultPath, Hash)> {
+        self.vault
+            .entries()
+            .into_iter()
+            .filter(|(p, e)| e.kind == EntryKind::File && self.config.indexes(p))
+            .filter_map(|(p, e)| Some((p, e.hash?)))
+            .collect()
+    }
+
+    /// Indexes the current content of one file (or forgets it, if gone).
+    fn put(&self, writer: &mut bm25::Writer, path: &VaultPath) -> Result<()> {
+        match self.vault.read_bytes(path.as_str()) {
+            Ok(bytes) => {
+                let hash = Hash::of(&bytes).to_string();
+                // Not UTF-8 (the vault reports it): what is text is still findable.
+                let text = String::from_utf8_lossy(&bytes);
+                let stem = path.name().trim_end_matches(".md");
+                let note = chunk::chunk_note(&text, stem, self.budget);
+                writer.put(path, &hash, &note)
+            }
+            Err(knower_vault::Error::NotFound { .. }) => {
+                writer.remove(path);
+                Ok(())
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// The listener: re-indexes what a committed change touched.
+    fn update(&self, changed: &[Changed]) -> Result<()> {
+        let _writing = lock(&self.writing);
+        let mut writer = self.bm25.writer(1)?;
+        let mut entries = None;
+        for change in changed {
+            let path = &change.path;
+            if change.removed {
+                writer.remove(path);
+                writer.remove_below(path);
+                continue;
+            }
+            match self.vault.read_bytes(path.as_str()) {
+                Err(knower_vault::Error::IsAFolder { .. }) => {
+                    // A folder arrived (moved, or undone): index what is in it.
+                    let all = entries.get_or_insert_with(|| self.wanted());
+                    for (p, _) in all.iter().filter(|(p, _)| p.starts_with(path)) {
+                        self.put(&mut writer, p)?;
+                    }
+                }
+                _ if self.config.indexes(path) => self.put(&mut writer, path)?,
+                _ => {}
+            }
+        }
+        writer.commit()?;
+        self.bm25.reload()?;
+        self.wake_embedder();
+        Ok(())
+    }
+
+    // ---- vectors -------------------------------------------------------
+
+    /// The model and vector store, loaded on first use (and downloaded if
+    /// allowed); the error is kept and repeated, not retried.
+    fn semantic(&self) -> std::result::Result<&Semantic, String> {
+        self.semantic
+            .get_or_init(|| {
+                let load = || -> Result<Semantic> {
+                    let files = embed::locate(&self.config.model)?;
+                    let embedder = Embedder::load(&files)?;
+                    let store = VectorStore::open(&self.dir, &embedder.fingerprint, embedder.dims)?;
+                    Ok(Semantic {
+                        embedder: Arc::new(embedder),
+                        store: Mutex::new(store),
+                        table: Mutex::new(None),
+                    })
+                };
+                load().map_err(|e| match e.hint() {
+                    Some(hint) => format!("{e} ({hint})"),
+                    None => e.to_string(),
+                })
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// Loads the model now; an error says why deep search cannot run.
+    pub fn load_model(&self) -> std::result::Result<(), String> {
+        self.semantic().map(|_| ())
+    }
+
+    /// Chunks without a vector: (key, text to embed), each key once.
+    fn unembedded(&self, semantic: &Semantic) -> Result<Vec<(vectors::ChunkKey, String)>> {
+        let searcher = self.bm25.searcher();
+        let mut store = lock(&semantic.store);
+        store.refresh()?;
+        let mut seen = HashSet::new();
+        let mut missing = Vec::new();
+        self.for_each_chunk(&searcher, |doc, key| {
+            if store.row(&key).is_none() && seen.insert(key) {
+                missing.push((doc, key));
+            }
+        })?;
+        drop(store);
+        missing
+            .into_iter()
+            .map(|(doc, key)| {
+                let s = self.bm25.stored(&searcher, doc)?;
+                let body = s.doc_text(self.bm25.fields.body);
+                Ok((key, chunk::embedding_text(&s.title, &s.heading, &body)))
+            })
+            .collect()
+    }
+
+    /// Every live chunk's document and vector key.
+    fn for_each_chunk(
+        &self,
+        searcher: &Searcher,
+        mut f: impl FnMut(DocAddress, vectors::ChunkKey),
+    ) -> Result<()> {
+        for (ord, segment) in searcher.segment_readers().iter().enumerate() {
+            let Some(hashes) = segment.fast_fields().str("chunk_hash")? else {
+                continue;
+            };
+            let mut text = String::new();
+            for doc in segment.doc_ids_alive() {
+                if let Some(o) = hashes.term_ords(doc).next() {
+                    hashes
+                        .ord_to_str(o, &mut text)
+                        .map_err(Error::io("reading the index"))?;
+                    if let Some(key) = vectors::key(&text) {
+                        f(DocAddress::new(ord as u32, doc), key);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Embeds every chunk that has no vector yet. Returns how many.
+    pub fn embed_pending(&self, progress: &mut dyn FnMut(usize, usize)) -> Result<usize> {
+        let semantic = self.semantic().map_err(Error::NoModel)?;
+        let missing = self.unembedded(semantic)?;
+        let total = missing.len();
+        // Batches big enough for the embedder to sort by length, small
+        // enough that progress moves and a crash loses little.
+        for (i, batch) in missing.chunks(256).enumerate() {
+            let texts: Vec<&str> = batch.iter().map(|(_, t)| t.as_str()).collect();
+            let embedded = semantic.embedder.embed(&texts)?;
+            let items: Vec<(vectors::ChunkKey, Vec<f32>)> =
+                batch.iter().map(|(k, _)| *k).zip(embedded).collect();
+            lock(&semantic.store).add(&items)?;
+            progress((i * 256 + batch.len()).min(total), total);
+        }
+        Ok(total)
+    }
+
+    fn wake_embedder(&self) {
+        let (pending, signal) = &*self.wake;
+        *lock(pending) = true;
+        signal.notify_all();
+    }
+
+    /// A thread that embeds new chunks shortly after each change, for
+    /// processes that keep running (`knower watch`, the server). It ends
+    /// when the index is dropped.
+    pub fn spawn_embedder(self: &Arc<Self>) -> std::thread::JoinHandle<()> {
+        let weak = Arc::downgrade(self);
+        let wake = self.wake.clone();
+        *lock(&wake.0) = true; // whatever is pending at start
+        std::thread::spawn(move || {
+            loop {
+                {
+                    let (pending, signal) = &*wake;
+                    let mut p = lock(pending);
+                    while !*p {
+                        let (guard, timeout) = signal
+                            .wait_timeout(p, Duration::from_secs(1))
+                            .unwrap_or_else(|e| e.into_inner());
+                        p = guard;
+                        if timeout.timed_out() && weak.strong_count() == 0 {
+                            return;
+                        }
+                    }
+                    *p = false;
+                }
+                // Let a burst of saves settle into one pass.
+                std::thread::sleep(Duration::from_millis(300));
+                let Some(index) = weak.upgrade() else { return };
+                if index.semantic().is_err() {
+                    return;
+                }
+                if let Err(e) = index.embed_pending(&mut |_, _| {}) {
+                    lock(&index.problems).push(format!("embedding: {e}"));
+                }
+            }
+        })
+    }
+
+    /// Vector rows of every live chunk, cached per index generation.
+    fn vector_table(
+        &self,
+        semantic: &Semantic,
+        searcher: &Searcher,
+    ) -> Result<VectorTable> {
+        let generation = searcher.generation().generation_id();
+        let store = lock(&semantic.store);
+        let mut cached = lock(&semantic.table);
+        if let Some((g, n, table)) = cached.as_ref()
+            && *g == generation
+            && *n == store.len()
+        {
+            return Ok(table.clone());
+        }
+        let mut table = Vec::new();
+        self.for_each_chunk(searcher, |doc, key| {
+            if let Some(row) = store.row(&key) {
+                table.push((doc, row));
+            }
+        })?;
+        let table = Arc::new(table);
+        *cached = Some((generation, store.len(), table.clone()));
+        Ok(table)
+    }
+
+    // ---- search --------------------------------------------------------
+
+    pub fn search(&self, text: &str, options: &SearchOptions) -> Result<Results> {
+        let query = Query::parse(text);
+        let scope_text = options
+            .scope
+            .as_deref()
+            .or(query.scope.as_deref())
+            .unwrap_or("");
+        let scope = Scope::parse(scope_text)?;
+        if query.is_empty() {
+            return Err(Error::BadQuery(
+                "the query has no words to search for".into(),
+            ));
+        }
+        self.bm25.reload()?;
+        let searcher = self.bm25.searcher();
+        let tq = self.bm25.query(&query, &scope);
+        let limit = options.limit.max(1);
+
+        let mut results = Results {
+            mode: options.mode,
+            ..Results::default()
+        };
+        let semantic = match options.mode {
+            Mode::Fast => None,
+            Mode::Vector => Some(self.semantic().map_err(Error::NoModel)?),
+            Mode::Deep => match self.semantic() {
+                Ok(s) => Some(s),
+                Err(why) => {
+                    if !self.fallback_told.swap(true, Ordering::Relaxed) {
+                        results.notice = Some(format!("deep search uses BM25 only: {why}"));
+                    }
+                    results.mode = Mode::Fast;
+                    None
+                }
+            },
+        };
+        let ranked: Vec<(DocAddress, f32, Option<Trace>)> = match semantic {
+            None => self
+                .bm25
+                .search(&searcher, tq.as_ref(), limit)?
+                .into_iter()
+                .map(|f| (f.doc, f.score, None))
+                .collect(),
+            Some(semantic) => {
+                let qtext = query.semantic_text();
+                let qv = semantic
+                    .embedder
+                    .embed(&[if qtext.is_empty() { text } else { &qtext }])?
+                    .remove(0);
+                let allowed = self.bm25.allowed(&searcher, &query, &scope)?;
+                let cosines = self.cosines(semantic, &searcher, &qv, allowed.as_ref())?;
+                if options.mode == Mode::Vector {
+                    cosines
+                        .into_iter()
+                        .take(limit)
+                        .map(|(d, c)| (d, c, None))
+                        .collect()
+                } else {
+                    let keyword: Vec<(DocAddress, f32)> = self
+                        .bm25
+                        .search(&searcher, tq.as_ref(), CANDIDATES.max(limit))?
+                        .into_iter()
+                        .map(|f| (f.doc, f.score))
+                        .collect();
+                    let fusion = *lock(&self.fusion);
+                    self.deep(fusion, text, &searcher, &keyword, &cosines, limit)?
+                }
+            }
+        };
+        let snippets = self.bm25.snippets(&searcher, tq.as_ref())?;
+        for (doc, score, trace) in ranked {
+            let stored = self.bm25.stored(&searcher, doc)?;
+            let snippet = snippets.snippet_from_doc(&stored.doc);
+            let text = stored.doc_text(self.bm25.fields.body);
+            let (snippet, marks) = if snippet.fragment().trim().is_empty() {
+                (opening(&text, 220), Vec::new())
+            } else {
+                (
+                    snippet.fragment().to_string(),
+                    snippet.highlighted().to_vec(),
+                )
+            };
+            results.hits.push(Hit {
+                path: stored.path,
+                title: stored.title,
+                heading: stored.heading,
+                line_start: stored.line_start,
+                line_end: stored.line_end,
+                score,
+                snippet,
+                marks,
+                text,
+                explain: trace,
+            });
+        }
+        Ok(results)
+    }
+
+    /// Cosine similarity of every allowed chunk with a vector, best first.
+    fn cosines(
+        &self,
+        semantic: &Semantic,
+        searcher: &Searcher,
+        query: &[f32],
+        allowed: Option<&HashSet<DocAddress>>,
+    ) -> Result<Vec<(DocAddress, f32)>> {
+        let table = self.vector_table(semantic, searcher)?;
+        let store = lock(&semantic.store);
+        let mut scored: Vec<(DocAddress, f32)> = table
+            .iter()
+            .filter(|(doc, _)| allowed.is_none_or(|a| a.contains(doc)))
+            .map(|(doc, row)| (*doc, dot(query, store.vector(*row))))
+            .collect();
+        scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        Ok(scored)
+    }
+
+    fn deep(
+        &self,
+        fusion: Fusion,
+        text: &str,
+        searcher: &Searcher,
+        keyword: &[(DocAddress, f32)],
+        cosines: &[(DocAddress, f32)],
+        limit: usize,
+    ) -> Result<Vec<(DocAddress, f32, Option<Trace>)>> {
+        let cosine_of: HashMap<DocAddress, (usize, f32)> = cosines
+            .iter()
+            .enumerate()
+            .map(|(rank, (doc, c))| (*doc, (rank + 1, *c)))
+            .collect();
+        let mut fused = fusion::fuse(
+            fusion,
+            keyword,
+            &cosines[..cosines.len().min(CANDIDATES)],
+            &|doc| cosine_of.get(&doc).copied(),
+        );
+        fused.truncate(limit.max(20));
+        let mut candidates = Vec::with_capacity(fused.len());
+        for (id, (doc, trace)) in fused.iter().enumerate() {
+            let s = self.bm25.stored(searcher, *doc)?;
+            candidates.push(Candidate {
+                id,
+                path: s.path.clone(),
+                heading: s.heading.clone(),
+                text: s.doc_text(self.bm25.fields.body),
+                score: trace.fused,
+            });
+        }
+        self.rerank.rerank(text, &mut candidates)?;
+        let out = candidates
+            .into_iter()
+            .filter_map(|c| {
+                let (doc, trace) = fused.get(c.id)?;
+                Some((*doc, c.score, Some(trace.clone())))
+            })
+            .take(limit)
+            .collect();
+        Ok(out)
+    }
+
+    // ---- status --------------------------------------------------------
+
+    /// What is indexed and what is not yet. Never loads or downloads a
+    /// model it does not already have at hand.
+    pub fn status(&self) -> Result<IndexStatus> {
+        self.bm25.reload()?;
+        let indexed = self.bm25.files()?;
+        let wanted = self.wanted();
+        let mut files_pending: Vec<String> = wanted
+            .iter()
+            .filter(|(p, h)| indexed.get(p.as_str()) != Some(&h.to_string()))
+            .map(|(p, _)| p.to_string())
+            .collect();
+        let keep: HashSet<&str> = wanted.iter().map(|(p, _)| p.as_str()).collect();
+        files_pending.extend(
+            indexed
+                .keys()
+                .filter(|p| !keep.contains(p.as_str()))
+                .map(|p| format!("{p} (deleted)")),
+        );
+        let searcher = self.bm25.searcher();
+        let chunks = searcher.num_docs() as usize;
+        let (model, vectors_pending) = match embed::locate_cached(&self.config.model) {
+            Ok(files) => {
+                let dims = read_dims(&files.dir).unwrap_or(384);
+                let mut store = VectorStore::open(&self.dir, &files.fingerprint, dims)?;
+                store.refresh()?;
+                let mut keys = HashSet::new();
+                self.for_each_chunk(&searcher, |_, key| {
+                    if store.row(&key).is_none() {
+                        keys.insert(key);
+                    }
+                })?;
+                (
+                    (Some(files.dir.display().to_string()), None),
+                    Some(keys.len()),
+                )
+            }
+            Err(e) => ((None, Some(e.to_string())), None),
+        };
+        Ok(IndexStatus {
+            files: indexed.len(),
+            chunks,
+            files_pending,
+            vectors_pending,
+            model: model.0,
+            model_problem: model.1,
+        })
+    }
+}
+
+fn read_dims(dir: &std::path::Path) -> Option<usize> {
+    let config: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("config.json")).ok()?).ok()?;
+    config.get("hidden_size")?.as_u64().map(|d| d as usize)
+}
+
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    // Four accumulators let the compiler vectorise without reassociating.
+    let mut acc = [0.0f32; 4];
+    let (ca, cb) = (a.chunks_exact(4), b.chunks_exact(4));
+    let tail: f32 = ca
+        .remainder()
+        .iter()
+        .zip(cb.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    for (x, y) in ca.zip(cb) {
+        for i in 0..4 {
+            acc[i] += x[i] * y[i];
+        }
+    }
+    acc.iter().sum::<f32>() + tail
+}
+
+/// The first `max` characters of a chunk, cut at a word.
+fn opening(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(max).collect();
+    match cut.rfind(char::is_whitespace) {
+        Some(i) if i > max / 2 => format!("{}…", &cut[..i]),
+        _ => format!("{cut}…"),
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}

@@ -1,0 +1,103 @@
+//! The model loader on the real all-MiniLM-L6-v2 files, and on folders that
+//! are missing or broken.
+
+mod support;
+
+use std::path::Path;
+
+use knower_index::Error;
+use knower_index::embed::{self, Embedder, MODEL_FILES};
+
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+#[test]
+fn the_real_model_embeds_meaningfully() {
+    let files = embed::locate(support::model_dir().to_str().unwrap()).unwrap();
+    let embedder = Embedder::load(&files).unwrap();
+    assert_eq!(embedder.dims, 384);
+    let texts = [
+        "A kitten is sleeping on the sofa.",
+        "A young cat naps on the couch.",
+        "The central bank raised interest rates again.",
+        "x",
+        &"a very long passage about gardening and tomatoes ".repeat(60),
+    ];
+    let batch = embedder.embed(&texts).unwrap();
+    for v in &batch {
+        assert_eq!(v.len(), 384);
+        assert!((dot(v, v) - 1.0).abs() < 1e-4, "unit length");
+    }
+    assert!(dot(&batch[0], &batch[1]) > 0.6);
+    assert!(dot(&batch[0], &batch[2]) < 0.2);
+    // Batching (with padding to the longest text) changes nothing.
+    for (text, batched) in texts.iter().zip(&batch) {
+        let alone = embedder.embed(&[text]).unwrap().remove(0);
+        assert!(dot(&alone, batched) > 0.9999, "{text}");
+    }
+    // Long texts are truncated to the model's window, not rejected.
+    assert_eq!(embedder.token_counts(&[texts[4]]).unwrap(), vec![256]);
+    // The same files give the same fingerprint; vectors are keyed by it.
+    assert_eq!(
+        embed::locate(support::model_dir().to_str().unwrap())
+            .unwrap()
+            .fingerprint,
+        files.fingerprint
+    );
+}
+
+fn copy_model(to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for file in MODEL_FILES {
+        std::fs::copy(support::model_dir().join(file), to.join(file)).unwrap();
+    }
+}
+
+fn load_error(dir: &Path) -> String {
+    let result = embed::locate(dir.to_str().unwrap()).and_then(|f| Embedder::load(&f));
+    match result {
+        Err(e @ Error::Model { .. }) => {
+            assert!(e.hint().is_some());
+            e.to_string()
+        }
+        Err(e) => panic!("expected a model error, got {e}"),
+        Ok(_) => panic!("a broken model loaded"),
+    }
+}
+
+#[test]
+fn missing_or_broken_model_folders_are_clear_errors() {
+    let temp = tempfile::tempdir().unwrap();
+    assert!(load_error(&temp.path().join("nope")).contains("not a folder"));
+
+    let dir = temp.path().join("model");
+    copy_model(&dir);
+    std::fs::remove_file(dir.join("tokenizer.json")).unwrap();
+    assert!(load_error(&dir).contains("tokenizer.json is missing"));
+
+    copy_model(&dir);
+    std::fs::write(dir.join("tokenizer.json"), b"{ not a tokenizer").unwrap();
+    assert!(load_error(&dir).contains("tokenizer.json"));
+
+    copy_model(&dir);
+    std::fs::write(dir.join("config.json"), b"[1, 2]").unwrap();
+    assert!(load_error(&dir).contains("config.json"));
+
+    copy_model(&dir);
+    let weights = std::fs::read(dir.join("model.safetensors")).unwrap();
+    std::fs::write(dir.join("model.safetensors"), &weights[..weights.len() / 2]).unwrap();
+    assert!(load_error(&dir).contains("model.safetensors"));
+
+    copy_model(&dir);
+    std::fs::write(dir.join("model.safetensors"), b"").unwrap();
+    assert!(load_error(&dir).contains("model.safetensors"));
+
+    // Weights of another shape than config.json says.
+    copy_model(&dir);
+    let config = std::fs::read_to_string(dir.join("config.json"))
+        .unwrap()
+        .replace("\"hidden_size\": 384", "\"hidden_size\": 512");
+    std::fs::write(dir.join("config.json"), config).unwrap();
+    assert!(load_error(&dir).contains("model.safetensors"));
+}

@@ -1,0 +1,416 @@
+//! The index on real vaults in temporary folders: ranking on a small
+//! fixture, query syntax, scope, freshness through the write pipeline,
+//! recovery from a corrupt index, and semantic search with the real model.
+
+mod support;
+
+use std::sync::Arc;
+
+use knower_index::{Error, Index, Mode, SearchOptions};
+use knower_vault::{Author, Vault};
+
+fn author() -> Author {
+    Author::new("test", "fixture")
+}
+
+const FIXTURE: &[(&str, &str)] = &[
+    (
+        "projects/alpha/state.md",
+        "# Alpha\n\n## Status\n\nThe database migration to Postgres is halfway done.\n\n## Risks\n\nThe parse_config function fails on v1.2.3 since 2024-05-01.\n\n```rust\nfn parse_config() -> Config { todo!() }\n```\n",
+    ),
+    (
+        "projects/beta/state.md",
+        "# Beta\n\nMarketing launch planned for spring. Budget approved by finance.\n",
+    ),
+    (
+        "bucket/cooking.md",
+        "---\ntags: [recipes]\n---\n# Sourdough\n\nFeed the starter twice a day; bake at 250 degrees.\n",
+    ),
+    (
+        "bucket/pets.md",
+        "# Our animals\n\nThe kitten sleeps on the sofa all afternoon and chases the dog.\n",
+    ),
+    (
+        "overview.md",
+        "# Overview\n\nPostgres Postgres Postgres (loaded into context, never indexed).\n",
+    ),
+    (
+        "inbox/1/review.md",
+        "# Review\n\nPostgres question pending.\n",
+    ),
+];
+
+/// A vault with the fixture, and its index caught up. `model` is written to
+/// knower.toml (a folder; empty for none).
+fn fixture(model: &str) -> (tempfile::TempDir, Arc<Vault>, Arc<Index>) {
+    let dir = tempfile::tempdir().unwrap();
+    let (vault, _) = Vault::init(&dir.path().join("v"), &author()).unwrap();
+    let vault = Arc::new(vault);
+    vault
+        .write(
+            "knower.toml",
+            &format!("[search]\nmodel = {:?}\n", model),
+            &author(),
+        )
+        .unwrap();
+    for (path, text) in FIXTURE {
+        vault.write(path, text, &author()).unwrap();
+    }
+    let index = Index::open(vault.clone()).unwrap();
+    index.catch_up(&mut |_, _| {}).unwrap();
+    (dir, vault, index)
+}
+
+fn no_model() -> String {
+    "/nonexistent/model".to_string()
+}
+
+fn paths(index: &Index, query: &str) -> Vec<String> {
+    search(index, query, Mode::Fast, None)
+}
+
+fn search(index: &Index, query: &str, mode: Mode, scope: Option<&str>) -> Vec<String> {
+    let results = index
+        .search(
+            query,
+            &SearchOptions {
+                mode,
+                scope: scope.map(str::to_string),
+                limit: 10,
+            },
+        )
+        .unwrap();
+    let mut paths: Vec<String> = Vec::new();
+    for hit in results.hits {
+        if !paths.contains(&hit.path) {
+            paths.push(hit.path);
+        }
+    }
+    paths
+}
+
+#[test]
+fn keywords_rank_and_point_at_lines() {
+    let (_d, vault, index) = fixture(&no_model());
+    let results = index
+        .search("postgres migration", &SearchOptions::default())
+        .unwrap();
+    let top = &results.hits[0];
+    assert_eq!(top.path, "projects/alpha/state.md");
+    assert_eq!(top.heading, "Alpha › Status");
+    // Line numbers are the file's, frontmatter included.
+    let stored = vault.read("projects/alpha/state.md").unwrap();
+    let lines: Vec<&str> = stored.lines().collect();
+    assert_eq!(lines[top.line_start - 1], "## Status");
+    assert!(lines[top.line_end - 1].contains("migration to Postgres"));
+    assert!(top.snippet.contains("Postgres"));
+    assert!(!top.marks.is_empty());
+    // overview.md and inbox/ are never indexed (seed 003).
+    assert_eq!(paths(&index, "postgres"), vec!["projects/alpha/state.md"]);
+    // Stemming: "bakes" finds "bake", "feeding" finds "Feed".
+    assert_eq!(paths(&index, "bakes feeding"), vec!["bucket/cooking.md"]);
+    // Tags and titles are searchable.
+    assert_eq!(paths(&index, "recipes"), vec!["bucket/cooking.md"]);
+    assert_eq!(paths(&index, "sourdough"), vec!["bucket/cooking.md"]);
+}
+
+#[test]
+fn identifiers_versions_dates_and_paths_are_findable() {
+    let (_d, _v, index) = fixture(&no_model());
+    for query in [
+        "parse_config",
+        "config",
+        "v1.2.3",
+        "2024-05-01",
+        "alpha/state.md",
+    ] {
+        assert_eq!(
+            paths(&index, query).first().map(String::as_str),
+            Some("projects/alpha/state.md"),
+            "{query}"
+        );
+    }
+    // The whole identifier does not match a different one.
+    assert!(paths(&index, "parse_settings").is_empty());
+}
+
+#[test]
+fn phrases_prefixes_required_and_excluded_words() {
+    let (_d, _v, index) = fixture(&no_model());
+    assert_eq!(
+        paths(&index, "\"marketing launch\""),
+        vec!["projects/beta/state.md"]
+    );
+    assert!(paths(&index, "\"launch marketing\"").is_empty());
+    assert_eq!(paths(&index, "sourd*"), vec!["bucket/cooking.md"]);
+    assert_eq!(paths(&index, "kitt*"), vec!["bucket/pets.md"]);
+    let both = paths(&index, "budget kitten");
+    assert_eq!(both.len(), 2);
+    assert_eq!(
+        paths(&index, "budget kitten -sofa"),
+        vec!["projects/beta/state.md"]
+    );
+    assert_eq!(paths(&index, "budget +kitten"), vec!["bucket/pets.md"]);
+    assert_eq!(
+        paths(&index, "-\"marketing launch\" budget kitten"),
+        vec!["bucket/pets.md"]
+    );
+    let empty = index.search("  -- ", &SearchOptions::default());
+    assert!(matches!(empty, Err(Error::BadQuery(_))));
+}
+
+#[test]
+fn scope_is_part_of_the_query() {
+    let (_d, vault, index) = fixture(&no_model());
+    vault
+        .write(
+            "projects/beta/notes.md",
+            "# Notes\n\nPostgres is not used here; budget only.\n",
+            &author(),
+        )
+        .unwrap();
+    assert_eq!(
+        search(&index, "postgres", Mode::Fast, Some("project:beta")),
+        vec!["projects/beta/notes.md"]
+    );
+    assert_eq!(
+        search(&index, "postgres project:alpha", Mode::Fast, None),
+        vec!["projects/alpha/state.md"]
+    );
+    assert_eq!(
+        search(&index, "budget", Mode::Fast, Some("projects/beta/state.md")),
+        vec!["projects/beta/state.md"]
+    );
+    assert!(search(&index, "postgres", Mode::Fast, Some("bucket/")).is_empty());
+    // A prefix is whole folder names: `proj` is not `projects`.
+    assert!(search(&index, "postgres", Mode::Fast, Some("proj")).is_empty());
+    for bad in ["../etc", "/etc", "project:a/b"] {
+        let r = index.search(
+            "postgres",
+            &SearchOptions {
+                scope: Some(bad.into()),
+                ..SearchOptions::default()
+            },
+        );
+        assert!(matches!(r, Err(Error::BadQuery(_))), "{bad}");
+    }
+}
+
+#[test]
+fn every_change_is_searchable_at_once() {
+    let (_d, vault, index) = fixture(&no_model());
+    // Write.
+    vault
+        .write("bucket/new.md", "# New\n\nzanzibar expedition\n", &author())
+        .unwrap();
+    assert_eq!(paths(&index, "zanzibar"), vec!["bucket/new.md"]);
+    // Edit in place.
+    vault
+        .edit("bucket/new.md", "zanzibar", "madagascar", &author())
+        .unwrap();
+    assert!(paths(&index, "zanzibar").is_empty());
+    assert_eq!(paths(&index, "madagascar"), vec!["bucket/new.md"]);
+    // Move a folder.
+    vault.rename("bucket", "archive", &author()).unwrap();
+    assert_eq!(paths(&index, "madagascar"), vec!["archive/new.md"]);
+    // Delete.
+    vault.delete("archive/new.md", &author()).unwrap();
+    assert!(paths(&index, "madagascar").is_empty());
+    // Undo the delete.
+    let last = vault.log().unwrap().last().unwrap().id;
+    vault.undo(last, &author(), false).unwrap();
+    assert_eq!(paths(&index, "madagascar"), vec!["archive/new.md"]);
+    // An edit made in another editor, seen by the background job.
+    std::fs::write(
+        vault.root().join("archive/new.md"),
+        "# New\n\nreykjavik instead\n",
+    )
+    .unwrap();
+    vault.rescan().unwrap();
+    assert_eq!(paths(&index, "reykjavik"), vec!["archive/new.md"]);
+    assert!(paths(&index, "madagascar").is_empty());
+    assert!(index.take_problems().is_empty());
+}
+
+#[test]
+fn a_restart_catches_up_without_rebuilding() {
+    let (_d, vault, index) = fixture(&no_model());
+    let root = vault.root().to_path_buf();
+    drop(index);
+    drop(vault);
+    // Changes while no index is listening.
+    std::fs::write(root.join("bucket/pets.md"), "# Pets\n\nA parrot now.\n").unwrap();
+    std::fs::remove_file(root.join("bucket/cooking.md")).unwrap();
+    let vault = Arc::new(Vault::open(&root).unwrap());
+    vault.rescan().unwrap();
+    let index = Index::open(vault.clone()).unwrap();
+    let report = index.catch_up(&mut |_, _| {}).unwrap();
+    assert!(!report.rebuilt);
+    assert_eq!((report.indexed, report.removed), (1, 1));
+    assert_eq!(paths(&index, "parrot"), vec!["bucket/pets.md"]);
+    assert!(paths(&index, "sourdough").is_empty());
+    assert!(index.status().unwrap().files_pending.is_empty());
+}
+
+#[test]
+fn a_corrupt_or_missing_index_is_rebuilt() {
+    let (_d, vault, index) = fixture(&no_model());
+    drop(index);
+    let bm25 = vault.root().join(".knower/index/bm25");
+    for entry in std::fs::read_dir(&bm25).unwrap().flatten() {
+        if entry.file_name() == "meta.json" {
+            std::fs::write(entry.path(), b"{ not json").unwrap();
+        }
+    }
+    let index = Index::open(vault.clone()).unwrap();
+    let report = index.catch_up(&mut |_, _| {}).unwrap();
+    assert!(report.rebuilt);
+    assert_eq!(paths(&index, "kitten"), vec!["bucket/pets.md"]);
+    drop(index);
+
+    // Segment files overwritten with garbage.
+    for entry in std::fs::read_dir(&bm25).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".idx") || name.ends_with(".fast") || name.ends_with(".store") {
+            std::fs::write(entry.path(), b"garbage").unwrap();
+        }
+    }
+    let index = Index::open(vault.clone()).unwrap();
+    assert!(index.catch_up(&mut |_, _| {}).unwrap().rebuilt);
+    assert_eq!(paths(&index, "kitten"), vec!["bucket/pets.md"]);
+    drop(index);
+
+    std::fs::remove_dir_all(vault.root().join(".knower/index")).unwrap();
+    let index = Index::open(vault.clone()).unwrap();
+    assert!(index.catch_up(&mut |_, _| {}).unwrap().indexed >= 4);
+    assert_eq!(paths(&index, "kitten"), vec!["bucket/pets.md"]);
+}
+
+#[test]
+fn excluded_paths_are_configurable() {
+    let (_d, vault, index) = fixture(&no_model());
+    drop(index);
+    vault
+        .write(
+            "knower.toml",
+            "[search]\nexclude = [\"bucket/\"]\nmodel = \"/nonexistent\"\n",
+            &author(),
+        )
+        .unwrap();
+    let index = Index::open(vault.clone()).unwrap();
+    index.catch_up(&mut |_, _| {}).unwrap();
+    assert!(paths(&index, "kitten").is_empty());
+    assert_eq!(
+        paths(&index, "postgres").len(),
+        3,
+        "overview and inbox now indexed"
+    );
+}
+
+#[test]
+fn without_a_model_deep_search_uses_keywords_and_says_so_once() {
+    let (_d, _v, index) = fixture(&no_model());
+    let deep = SearchOptions {
+        mode: Mode::Deep,
+        ..SearchOptions::default()
+    };
+    let first = index.search("kitten", &deep).unwrap();
+    assert_eq!(first.mode, Mode::Fast);
+    assert!(first.notice.unwrap().contains("/nonexistent/model"));
+    assert_eq!(first.hits[0].path, "bucket/pets.md");
+    let second = index.search("kitten", &deep).unwrap();
+    assert!(second.notice.is_none());
+    // Vector-only search cannot fall back: it is an error.
+    let vector = index.search(
+        "kitten",
+        &SearchOptions {
+            mode: Mode::Vector,
+            ..SearchOptions::default()
+        },
+    );
+    assert!(matches!(vector, Err(Error::NoModel(_))));
+}
+
+#[test]
+fn deep_search_finds_meaning_and_explains_itself() {
+    let model = support::model_dir();
+    let (_d, vault, index) = fixture(model.to_str().unwrap());
+    let embedded = index.embed_pending(&mut |_, _| {}).unwrap();
+    assert!(embedded >= 5);
+    // Nothing is embedded twice.
+    assert_eq!(index.embed_pending(&mut |_, _| {}).unwrap(), 0);
+
+    // No keyword in common with the note: only meaning can find it.
+    assert_eq!(
+        search(&index, "young cat napping on the couch", Mode::Vector, None)[0],
+        "bucket/pets.md"
+    );
+    let results = index
+        .search(
+            "young cat napping on the couch",
+            &SearchOptions {
+                mode: Mode::Deep,
+                ..SearchOptions::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(results.mode, Mode::Deep);
+    assert_eq!(results.hits[0].path, "bucket/pets.md");
+    let trace = results.hits[0].explain.as_ref().unwrap();
+    assert_eq!(trace.vector_rank, Some(1));
+    assert!(trace.cosine.unwrap() > 0.3);
+    assert!(trace.fused > 0.0);
+
+    // Deep respects scope and exclusions on the vector side too.
+    assert!(
+        !search(&index, "young cat napping", Mode::Deep, Some("projects/"))
+            .contains(&"bucket/pets.md".to_string())
+    );
+    assert!(
+        !search(&index, "young cat napping -kitten", Mode::Deep, None)
+            .contains(&"bucket/pets.md".to_string())
+    );
+
+    // An edit re-embeds only the passage that changed.
+    vault
+        .append(
+            "bucket/cooking.md",
+            "\n## Storage\n\nKeep the loaf in a linen bag.\n",
+            knower_vault::Position::Bottom,
+            &author(),
+        )
+        .unwrap();
+    assert_eq!(index.embed_pending(&mut |_, _| {}).unwrap(), 1);
+    assert_eq!(
+        search(&index, "how to store bread", Mode::Deep, None)[0],
+        "bucket/cooking.md"
+    );
+    let status = index.status().unwrap();
+    assert_eq!(status.vectors_pending, Some(0));
+}
+
+#[test]
+fn the_background_embedder_follows_changes() {
+    let model = support::model_dir();
+    let (_d, vault, index) = fixture(model.to_str().unwrap());
+    let _embedder = index.spawn_embedder();
+    vault
+        .write(
+            "bucket/sea.md",
+            "# Sea\n\nWhales migrate along the coast.\n",
+            &author(),
+        )
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while index.status().unwrap().vectors_pending != Some(0) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "vectors never caught up"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert_eq!(
+        search(&index, "large marine mammals", Mode::Vector, None)[0],
+        "bucket/sea.md"
+    );
+}
