@@ -94,7 +94,7 @@ pub struct Results {
 /// What catching up did.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct CatchUp {
-    /// The index was missing, corrupt or of an older layout and was rebuilt.
+    /// The index was damaged or of another layout, and was rebuilt.
     pub rebuilt: bool,
     pub indexed: usize,
     pub removed: usize,
@@ -137,7 +137,8 @@ pub struct Index {
     fallback_told: AtomicBool,
     /// Wakes the background embedder.
     wake: Arc<(Mutex<bool>, Condvar)>,
-    rebuilt: bool,
+    /// Set when open found the index damaged; reported by the next catch-up.
+    rebuilt: AtomicBool,
     /// Failures of the listener, which has no caller to return them to.
     problems: Mutex<Vec<String>>,
     budget: Budget,
@@ -164,7 +165,7 @@ impl Index {
             rerank: Box::new(KeepOrder),
             fallback_told: AtomicBool::new(false),
             wake: Arc::new((Mutex::new(false), Condvar::new())),
-            rebuilt,
+            rebuilt: AtomicBool::new(rebuilt),
             problems: Mutex::new(Vec::new()),
             budget: Budget::default(),
         });
@@ -213,7 +214,7 @@ impl Index {
             .filter_map(|p| VaultPath::parse(p).ok())
             .collect();
         let mut report = CatchUp {
-            rebuilt: self.rebuilt,
+            rebuilt: self.rebuilt.swap(false, Ordering::Relaxed),
             ..CatchUp::default()
         };
         if stale.is_empty() && gone.is_empty() {
@@ -449,11 +450,7 @@ impl Index {
     }
 
     /// Vector rows of every live chunk, cached per index generation.
-    fn vector_table(
-        &self,
-        semantic: &Semantic,
-        searcher: &Searcher,
-    ) -> Result<VectorTable> {
+    fn vector_table(&self, semantic: &Semantic, searcher: &Searcher) -> Result<VectorTable> {
         let generation = searcher.generation().generation_id();
         let store = lock(&semantic.store);
         let mut cached = lock(&semantic.table);

@@ -19,10 +19,9 @@ pub fn open_index(vault: &Arc<Vault>) -> Result<Arc<Index>, Failure> {
 /// that takes a while (the first time, or after a rebuild).
 pub fn catch_up(index: &Index, json: bool) -> Outcome {
     let report = index.catch_up(&mut progress_bar("indexing notes for search", json))?;
-    if !json && report.rebuilt && report.indexed > 0 {
+    if !json && report.rebuilt {
         eprintln!(
-            "note: the search index was missing or unreadable; rebuilt it from {} notes",
-            report.indexed
+            "note: the search index was damaged or of another version; rebuilt it from the notes"
         );
     }
     Ok(())
@@ -111,12 +110,13 @@ fn print_hit(rank: usize, hit: &Hit, terminal: bool, explain: bool) {
     }
 }
 
-/// The snippet on one line, matched terms in bold (or `**…**` off a terminal).
+/// The snippet on one line, matched terms in bold (or `«…»` off a
+/// terminal, which cannot be confused with markdown's own `**`).
 fn marked(hit: &Hit, terminal: bool) -> String {
     let (open, close) = if terminal {
         ("\x1b[1;4m", "\x1b[0m")
     } else {
-        ("**", "**")
+        ("«", "»")
     };
     let mut out = String::new();
     let mut at = 0;
