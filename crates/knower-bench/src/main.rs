@@ -5,7 +5,8 @@
 //!
 //!     cargo run --release -p knower-bench -- vault [--files N] [--writes N] [--dir PATH]
 //!     cargo run --release -p knower-bench -- search [--only quality|speed] [--sweep]
-//!         [--files N] [--queries N] [--questions N] [--data PATH] [--dir PATH]
+//!         [--modes fast,vector,deep] [--chunk-chars N] [--files N] [--queries N]
+//!         [--questions N] [--data PATH] [--dir PATH]
 //!
 //! `search` needs the embedding model: KNOWER_MODEL=folder, or the Hugging
 //! Face cache. Its data is read from ../shared/bench (or --data).
@@ -22,7 +23,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("vault") => vault::run(&args[1..]),
         Some("search") => search(&args[1..]),
-        _ => Err("usage: knower-bench vault [--files N] [--writes N] [--dir PATH]\n       knower-bench search [--only quality|speed] [--sweep] [--files N] [--queries N] [--questions N] [--data PATH] [--dir PATH]".to_string()),
+        _ => Err("usage: knower-bench vault [--files N] [--writes N] [--dir PATH]\n       knower-bench search [--only quality|speed] [--sweep] [--modes fast,vector,deep] [--chunk-chars N] [--files N] [--queries N] [--questions N] [--data PATH] [--dir PATH]".to_string()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -51,11 +52,29 @@ fn search(args: &[String]) -> Result<(), String> {
     }
     if only.is_empty() || only == "quality" {
         let questions: usize = option(args, "--questions", usize::MAX)?;
-        search_quality::qmd(&data.join("qmd_eval"), &work, sweep)?;
+        let modes: String = option(args, "--modes", "fast,vector,deep".to_string())?;
+        let plan = search_quality::Plan {
+            modes: modes
+                .split(',')
+                .map(|m| match m {
+                    "fast" => Ok(knower_index::Mode::Fast),
+                    "vector" => Ok(knower_index::Mode::Vector),
+                    "deep" => Ok(knower_index::Mode::Deep),
+                    other => Err(format!("unknown mode {other}")),
+                })
+                .collect::<Result<_, _>>()?,
+            sweep,
+            chunk_chars: args
+                .iter()
+                .any(|a| a == "--chunk-chars")
+                .then(|| option(args, "--chunk-chars", 0))
+                .transpose()?,
+        };
+        search_quality::qmd(&data.join("qmd_eval"), &work, &plan)?;
         search_quality::locomo(
             &data.join("locomo/locomo10.json"),
             &work,
-            sweep,
+            &plan,
             Some(questions),
         )?;
     }

@@ -11,13 +11,22 @@ use knower_index::{Fusion, Index, Mode, SearchOptions};
 use knower_vault::{Author, Vault};
 use serde_json::Value;
 
+/// What to run: which modes, whether to sweep fusions, the passage size.
+pub(crate) struct Plan {
+    pub modes: Vec<Mode>,
+    pub sweep: bool,
+    pub chunk_chars: Option<usize>,
+}
+
 /// The modes compared, with the fusion deep mode uses.
-pub(crate) fn variants(sweep: bool) -> Vec<(String, Mode, Fusion)> {
+fn variants(plan: &Plan) -> Vec<(String, Mode, Fusion)> {
+    let sweep = plan.sweep;
     let mut v = vec![
         ("fast".to_string(), Mode::Fast, Fusion::default()),
         ("vector".to_string(), Mode::Vector, Fusion::default()),
         ("deep".to_string(), Mode::Deep, Fusion::default()),
     ];
+    v.retain(|(_, mode, _)| plan.modes.contains(mode));
     if sweep {
         v.push((
             "deep, RRF k=60 equal".into(),
@@ -27,20 +36,21 @@ pub(crate) fn variants(sweep: bool) -> Vec<(String, Mode, Fusion)> {
                 bm25_weight: 0.5,
             },
         ));
-        for w in [0.7, 0.75] {
-            v.push((
-                format!("deep, RRF k=60 bm25 {w}"),
-                Mode::Deep,
-                Fusion::Rrf {
-                    k: 60.0,
-                    bm25_weight: w,
-                },
-            ));
-        }
-        for w in [0.4, 0.5, 0.6, 0.7, 0.8] {
-            for floor in [0.0, 0.1, 0.2] {
+        v.push((
+            "deep, RRF k=60 bm25 0.7".into(),
+            Mode::Deep,
+            Fusion::Rrf {
+                k: 60.0,
+                bm25_weight: 0.7,
+            },
+        ));
+        for w in [0.5, 0.6, 0.7] {
+            for floor in [Some(0.0), Some(0.2), None] {
                 v.push((
-                    format!("deep, scores bm25 {w} floor {floor}"),
+                    format!(
+                        "deep, scores bm25 {w} floor {}",
+                        floor.map_or("median".to_string(), |f| f.to_string())
+                    ),
                     Mode::Deep,
                     Fusion::Scores {
                         bm25_weight: w,
@@ -53,16 +63,28 @@ pub(crate) fn variants(sweep: bool) -> Vec<(String, Mode, Fusion)> {
     v
 }
 
-fn open(dir: &Path) -> Result<(Arc<Vault>, Arc<Index>), String> {
-    let (vault, _) =
-        Vault::init(dir, &Author::new("bench", "benchmark")).map_err(|e| e.to_string())?;
+fn open(dir: &Path, plan: &Plan) -> Result<(Arc<Vault>, Arc<Index>), String> {
+    let author = Author::new("bench", "benchmark");
+    let (vault, _) = Vault::init(dir, &author).map_err(|e| e.to_string())?;
     let vault = Arc::new(vault);
+    if let Some(chars) = plan.chunk_chars {
+        vault
+            .write(
+                "knower.toml",
+                &format!("[search]\nchunk_chars = {chars}\n"),
+                &author,
+            )
+            .map_err(|e| e.to_string())?;
+    }
     let index = Index::open(vault.clone()).map_err(|e| e.to_string())?;
     Ok((vault, index))
 }
 
-fn prepare(index: &Index) -> Result<(), String> {
+fn prepare(index: &Index, plan: &Plan) -> Result<(), String> {
     index.catch_up(&mut |_, _| {}).map_err(|e| e.to_string())?;
+    if plan.modes == [Mode::Fast] {
+        return Ok(());
+    }
     let started = Instant::now();
     let n = index
         .embed_pending(&mut |_, _| {})
@@ -76,8 +98,8 @@ fn prepare(index: &Index) -> Result<(), String> {
 
 // ---- qmd_eval ---------------------------------------------------------------
 
-pub(crate) fn qmd(data: &Path, work: &Path, sweep: bool) -> Result<(), String> {
-    let (vault, index) = open(&work.join("qmd"))?;
+pub(crate) fn qmd(data: &Path, work: &Path, plan: &Plan) -> Result<(), String> {
+    let (vault, index) = open(&work.join("qmd"), plan)?;
     let author = Author::new("bench", "qmd_eval note");
     let docs = data.join("eval-docs");
     for entry in std::fs::read_dir(&docs).map_err(|e| format!("{}: {e}", docs.display()))? {
@@ -88,51 +110,75 @@ pub(crate) fn qmd(data: &Path, work: &Path, sweep: bool) -> Result<(), String> {
             .write(&format!("notes/{name}"), &text, &author)
             .map_err(|e| e.to_string())?;
     }
-    prepare(&index)?;
+    prepare(&index, plan)?;
     let queries: Vec<Value> = serde_json::from_str(
         &std::fs::read_to_string(data.join("eval_queries.json")).map_err(|e| e.to_string())?,
     )
     .map_err(|e| e.to_string())?;
-
+    // The 25 harder, paraphrased queries (`expected_doc` rather than `expectedDoc`).
+    let research: Vec<Value> = std::fs::read_to_string(data.join("eval-deep-research.jsonl"))
+        .map_err(|e| e.to_string())?
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
     println!(
-        "\n### qmd_eval: Hit@1 / Hit@3 by difficulty ({} queries)\n",
-        queries.len()
+        "\n### qmd_eval: Hit@1 / Hit@3 by difficulty ({} queries of eval_queries.json; {} of eval-deep-research.jsonl)\n",
+        queries.len(),
+        research.len()
     );
-    let difficulties = ["easy", "medium", "hard", "fusion"];
+    let difficulties = [
+        "easy",
+        "medium",
+        "hard",
+        "fusion",
+        "overall",
+        "deep-research",
+    ];
     println!(
-        "| mode | {} | overall |",
+        "| mode | {} |",
         difficulties.map(|d| format!("{d} H@1 / H@3")).join(" | ")
     );
-    println!("|---|{}---|", "---|".repeat(difficulties.len()));
-    for (name, mode, fusion) in variants(sweep) {
+    println!("|---|{}", "---|".repeat(difficulties.len()));
+    for (name, mode, fusion) in variants(plan) {
         index.set_fusion(fusion);
         let mut by: BTreeMap<&str, (usize, usize, usize)> = BTreeMap::new();
-        for q in &queries {
-            let text = q["query"].as_str().unwrap_or_default();
-            let expected = q["expectedDoc"].as_str().unwrap_or_default();
-            let difficulty = q["difficulty"].as_str().unwrap_or("other");
-            let results = index
-                .search(
-                    text,
-                    &SearchOptions {
-                        mode,
-                        scope: None,
-                        limit: 30,
-                    },
-                )
-                .map_err(|e| e.to_string())?;
-            let mut files: Vec<&str> = Vec::new();
-            for hit in &results.hits {
-                if !files.contains(&hit.path.as_str()) {
-                    files.push(&hit.path);
+        let sets = [
+            (&queries, "expectedDoc", false),
+            (&research, "expected_doc", true),
+        ];
+        for (set, key, is_research) in sets {
+            for q in set.iter() {
+                let text = q["query"].as_str().unwrap_or_default();
+                let expected = q[key].as_str().unwrap_or_default();
+                let difficulty = q["difficulty"].as_str().unwrap_or("other");
+                let results = index
+                    .search(
+                        text,
+                        &SearchOptions {
+                            mode,
+                            scope: None,
+                            limit: 30,
+                        },
+                    )
+                    .map_err(|e| e.to_string())?;
+                let mut files: Vec<&str> = Vec::new();
+                for hit in &results.hits {
+                    if !files.contains(&hit.path.as_str()) {
+                        files.push(&hit.path);
+                    }
                 }
-            }
-            let rank = files.iter().position(|f| f.contains(expected));
-            for key in [difficulty, "overall"] {
-                let e = by.entry(key).or_default();
-                e.0 += 1;
-                e.1 += usize::from(rank == Some(0));
-                e.2 += usize::from(rank.is_some_and(|r| r < 3));
+                let rank = files.iter().position(|f| f.contains(expected));
+                let keys: &[&str] = if is_research {
+                    &["deep-research"]
+                } else {
+                    &[difficulty, "overall"]
+                };
+                for key in keys {
+                    let e = by.entry(key).or_default();
+                    e.0 += 1;
+                    e.1 += usize::from(rank == Some(0));
+                    e.2 += usize::from(rank.is_some_and(|r| r < 3));
+                }
             }
         }
         let cell = |key: &str| {
@@ -144,11 +190,7 @@ pub(crate) fn qmd(data: &Path, work: &Path, sweep: bool) -> Result<(), String> {
                 )
             })
         };
-        println!(
-            "| {name} | {} | {} |",
-            difficulties.map(cell).join(" | "),
-            cell("overall")
-        );
+        println!("| {name} | {} |", difficulties.map(cell).join(" | "));
     }
     Ok(())
 }
@@ -165,14 +207,14 @@ struct Question {
 pub(crate) fn locomo(
     file: &Path,
     work: &Path,
-    sweep: bool,
+    plan: &Plan,
     limit: Option<usize>,
 ) -> Result<(), String> {
     let data: Vec<Value> = serde_json::from_str(
         &std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?,
     )
     .map_err(|e| e.to_string())?;
-    let (vault, index) = open(&work.join("locomo"))?;
+    let (vault, index) = open(&work.join("locomo"), plan)?;
     let author = Author::new("bench", "LoCoMo session");
     let mut questions = Vec::new();
     let mut notes = 0;
@@ -242,7 +284,7 @@ pub(crate) fn locomo(
         "LoCoMo: {notes} session notes, {} questions",
         questions.len()
     );
-    prepare(&index)?;
+    prepare(&index, plan)?;
 
     println!(
         "\n### LoCoMo evidence recall ({} questions of categories 1–4; LoCoMo's own category numbers: 1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop)\n",
@@ -252,7 +294,7 @@ pub(crate) fn locomo(
         "| mode | @1000 | @2000 | cat 1 @1000 | cat 2 @1000 | cat 3 @1000 | cat 4 @1000 | query p50 |"
     );
     println!("|---|---|---|---|---|---|---|---|");
-    for (name, mode, fusion) in variants(sweep) {
+    for (name, mode, fusion) in variants(plan) {
         index.set_fusion(fusion);
         let mut sums: BTreeMap<(u64, usize), f64> = BTreeMap::new();
         let mut counts: BTreeMap<u64, usize> = BTreeMap::new();

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use knower_index::chunk::{Budget, chunk_note};
+use knower_index::chunk::chunk_note;
 use knower_index::embed::{self, Embedder};
 use knower_index::{Index, Mode, SearchConfig, SearchOptions};
 use knower_vault::{Author, Vault};
@@ -86,7 +86,7 @@ pub(crate) fn run(work: &Path, files: usize, queries: usize) -> Result<(), Strin
     for (path, _) in vault.entries() {
         if path.is_markdown() && SearchConfig::default().indexes(&path) {
             let text = vault.read(path.as_str()).map_err(|e| e.to_string())?;
-            let note = chunk_note(&text, "n", Budget::default());
+            let note = chunk_note(&text, "n", SearchConfig::default().budget());
             chunks.extend(note.chunks.iter().map(|c| c.embedding_text(&note.title)));
         }
     }
@@ -165,6 +165,19 @@ pub(crate) fn run(work: &Path, files: usize, queries: usize) -> Result<(), Strin
         .embed_pending(&mut |_, _| {})
         .map_err(|e| e.to_string())?;
     let embed_full = started.elapsed();
+
+    // Start-up of a command: open the index (checksums verified) and catch
+    // up with an unchanged vault, against opening the vault alone.
+    let (mut reopen, mut vault_open) = (Vec::new(), Vec::new());
+    for _ in 0..5 {
+        let started = Instant::now();
+        let v = Arc::new(Vault::open(&dir).map_err(|e| e.to_string())?);
+        vault_open.push(started.elapsed());
+        let i = Index::open(v).map_err(|e| e.to_string())?;
+        let r = i.catch_up(&mut |_, _| {}).map_err(|e| e.to_string())?;
+        reopen.push(started.elapsed());
+        assert_eq!(r.indexed, 0);
+    }
 
     // Queries: 2–4 words, common and rare.
     let query_texts: Vec<String> = (0..queries)
@@ -283,6 +296,11 @@ pub(crate) fn run(work: &Path, files: usize, queries: usize) -> Result<(), Strin
     println!(
         "| write with the index listening, p50 | {} | | |",
         ms(quantile(&mut writes, 0.5))
+    );
+    println!(
+        "| start-up: open vault + index, catch up (unchanged), median | {} | vault alone {} | |",
+        ms(quantile(&mut reopen, 0.5)),
+        ms(quantile(&mut vault_open, 0.5))
     );
     println!(
         "| peak RSS, model loaded | {rss} MB | | < 500 MB: {} |",

@@ -32,8 +32,8 @@ use crate::error::{Error, Result};
 use crate::query::{Query, Scope};
 
 /// Bumped when the schema or the analyzer changes: an index of another
-/// version is rebuilt, not misread.
-const SCHEMA_VERSION: &str = "1";
+/// version (or chunked differently) is rebuilt, not misread.
+const SCHEMA_VERSION: &str = "2";
 
 #[derive(Clone, Copy)]
 pub(crate) struct Fields {
@@ -111,9 +111,10 @@ impl Bm25 {
     /// Opens the index in `dir`, creating it if missing. An index that
     /// cannot be opened (corrupt, or of another schema version) is deleted
     /// and created empty; the second value says so, and the caller refills it.
-    pub fn open(dir: &Path) -> Result<(Bm25, bool)> {
+    pub fn open(dir: &Path, layout: &str) -> Result<(Bm25, bool)> {
+        let version = format!("{SCHEMA_VERSION} {layout}");
         // tantivy may panic, not just fail, on a damaged file.
-        let attempt = std::panic::catch_unwind(|| Bm25::try_open(dir));
+        let attempt = std::panic::catch_unwind(|| Bm25::try_open(dir, &version));
         match attempt {
             Ok(Ok(Some(bm25))) => Ok((bm25, false)),
             _ => {
@@ -121,7 +122,7 @@ impl Bm25 {
                     std::fs::remove_dir_all(dir)
                         .map_err(Error::io(format!("removing {}", dir.display())))?;
                 }
-                let bm25 = Bm25::try_open(dir)?.ok_or_else(|| Error::Io {
+                let bm25 = Bm25::try_open(dir, &version)?.ok_or_else(|| Error::Io {
                     context: format!("creating {}", dir.display()),
                     source: std::io::Error::other("the new index is unreadable"),
                 })?;
@@ -131,14 +132,14 @@ impl Bm25 {
     }
 
     /// `None` when the index is of another schema version.
-    fn try_open(dir: &Path) -> Result<Option<Bm25>> {
+    fn try_open(dir: &Path, version: &str) -> Result<Option<Bm25>> {
         let version_file = dir.join("knower-schema");
         let fresh = !dir.join("meta.json").exists();
         std::fs::create_dir_all(dir).map_err(Error::io(format!("creating {}", dir.display())))?;
         if fresh {
-            std::fs::write(&version_file, SCHEMA_VERSION)
+            std::fs::write(&version_file, version)
                 .map_err(Error::io(format!("writing {}", version_file.display())))?;
-        } else if std::fs::read_to_string(&version_file).ok().as_deref() != Some(SCHEMA_VERSION) {
+        } else if std::fs::read_to_string(&version_file).ok().as_deref() != Some(version) {
             return Ok(None);
         }
         let (schema, fields) = schema();

@@ -55,7 +55,8 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// How big chunks are, in characters (≈ 4 per token).
+/// How big chunks are, in characters (≈ 4 per token); see
+/// [`crate::SearchConfig::budget`].
 #[derive(Clone, Copy, Debug)]
 pub struct Budget {
     /// A chunk is closed before it would exceed this many characters.
@@ -63,17 +64,6 @@ pub struct Budget {
     /// A trailing block at most this long is repeated at the start of the
     /// next chunk of the same section.
     pub overlap_chars: usize,
-}
-
-impl Default for Budget {
-    /// MiniLM reads 256 word pieces; ~900 characters of English stay inside
-    /// that window with the heading context prepended.
-    fn default() -> Budget {
-        Budget {
-            max_chars: 900,
-            overlap_chars: 200,
-        }
-    }
 }
 
 /// The title, headings and chunks of one note.
@@ -191,7 +181,7 @@ fn pack(blocks: Vec<Block>, headings: &[String], budget: Budget, out: &mut Vec<C
         if block.fence || block.chars() <= budget.max_chars {
             pieces.push(block);
         } else {
-            split_block(&block, budget.max_chars, &mut pieces);
+            split_block(&block, budget, &mut pieces);
         }
     }
     let mut current: Vec<Block> = Vec::new();
@@ -222,8 +212,10 @@ fn pack(blocks: Vec<Block>, headings: &[String], budget: Budget, out: &mut Vec<C
 }
 
 /// Cuts a long paragraph or list between lines, and a long line between
-/// words, into pieces of at most `max` characters.
-fn split_block(block: &Block, max: usize, out: &mut Vec<Block>) {
+/// words, into pieces of at most `max` characters. A piece starts with the
+/// previous piece's last line when that line is at most `overlap` long.
+fn split_block(block: &Block, budget: Budget, out: &mut Vec<Block>) {
+    let max = budget.max_chars;
     let mut current = Block {
         start: block.start,
         lines: Vec::new(),
@@ -237,7 +229,10 @@ fn split_block(block: &Block, max: usize, out: &mut Vec<Block>) {
             vec![line.clone()]
         };
         for part in parts {
-            if !current.lines.is_empty() && current.chars() + part.chars().count() + 1 > max {
+            let size = part.chars().count() + 1;
+            if !current.lines.is_empty() && current.chars() + size > max {
+                let last = current.lines.last().cloned().expect("not empty");
+                let last_at = current.start + current.lines.len() - 1;
                 out.push(std::mem::replace(
                     &mut current,
                     Block {
@@ -246,6 +241,11 @@ fn split_block(block: &Block, max: usize, out: &mut Vec<Block>) {
                         fence: false,
                     },
                 ));
+                let last_size = last.chars().count() + 1;
+                if last_size <= budget.overlap_chars && last_size + size <= max && last_at < at {
+                    current.start = last_at;
+                    current.lines.push(last);
+                }
             }
             if current.lines.is_empty() {
                 current.start = at;
@@ -393,7 +393,7 @@ mod tests {
     #[test]
     fn sections_follow_headings_and_know_their_lines() {
         let text = "---\ntitle: Alpha plan\ntags: [work, Rust]\n---\n# Alpha\n\nintro line\n\n## Risks\n\nrisk one\nrisk two\n";
-        let note = chunk_note(text, "alpha", Budget::default());
+        let note = chunk_note(text, "alpha", crate::SearchConfig::default().budget());
         assert_eq!(note.title, "Alpha plan");
         assert_eq!(note.tags, vec!["work", "rust"]);
         assert_eq!(note.chunks.len(), 2);
@@ -453,6 +453,12 @@ mod tests {
         for (i, line) in lines.iter().enumerate() {
             let c = note.chunks.iter().find(|c| c.text.contains(line)).unwrap();
             assert!((c.line_start..=c.line_end).contains(&(i + 1)));
+        }
+        // Consecutive pieces share a line.
+        for pair in note.chunks.windows(2) {
+            let last = pair[0].text.lines().last().unwrap();
+            assert!(pair[1].text.starts_with(last), "{pair:?}");
+            assert_eq!(pair[1].line_start, pair[0].line_end);
         }
     }
 

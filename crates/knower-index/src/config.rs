@@ -4,6 +4,7 @@
 //! [search]
 //! exclude = ["overview.md", "tree.md", "profile.md", "inbox/"]  # the default
 //! model = "/path/to/all-MiniLM-L6-v2"   # a folder, or a Hugging Face repo id
+//! chunk_chars = 750                      # longest passage, in characters
 //! ```
 //!
 //! `KNOWER_MODEL` overrides `model`.
@@ -26,13 +27,21 @@ pub struct SearchConfig {
     pub exclude: Vec<String>,
     /// A model folder or a Hugging Face repository id.
     pub model: String,
+    /// The longest passage, in characters (a code fence may be longer).
+    pub chunk_chars: usize,
 }
+
+/// Passages of up to ~190 tokens: inside MiniLM's 256-word-piece window with
+/// the heading context, and the size that ranked best on LoCoMo (450 to 900
+/// measured; BENCHMARKS.md).
+pub const DEFAULT_CHUNK_CHARS: usize = 750;
 
 impl Default for SearchConfig {
     fn default() -> SearchConfig {
         SearchConfig {
             exclude: DEFAULT_EXCLUDE.iter().map(|s| s.to_string()).collect(),
             model: DEFAULT_MODEL.to_string(),
+            chunk_chars: DEFAULT_CHUNK_CHARS,
         }
     }
 }
@@ -42,6 +51,7 @@ impl Default for SearchConfig {
 struct SearchSection {
     exclude: Option<Vec<String>>,
     model: Option<String>,
+    chunk_chars: Option<usize>,
 }
 
 #[derive(Deserialize, Default)]
@@ -71,10 +81,26 @@ impl SearchConfig {
             message: e.message().to_string(),
         })?;
         let defaults = SearchConfig::default();
+        let chunk_chars = file.search.chunk_chars.unwrap_or(defaults.chunk_chars);
+        if !(100..=10_000).contains(&chunk_chars) {
+            return Err(Error::Config {
+                path: CONFIG_FILE.to_string(),
+                message: format!("chunk_chars = {chunk_chars}: choose between 100 and 10000"),
+            });
+        }
         Ok(SearchConfig {
             exclude: file.search.exclude.unwrap_or(defaults.exclude),
             model: file.search.model.unwrap_or(defaults.model),
+            chunk_chars,
         })
+    }
+
+    /// Passage sizes for the chunker: the overlap is a fifth of a passage.
+    pub fn budget(&self) -> crate::chunk::Budget {
+        crate::chunk::Budget {
+            max_chars: self.chunk_chars,
+            overlap_chars: self.chunk_chars / 5,
+        }
     }
 
     /// Whether a file is indexed: markdown, and not excluded.
@@ -123,5 +149,13 @@ mod tests {
         assert_eq!(c.model, "/m");
         assert!(SearchConfig::parse("[search]\nexlude = []\n").is_err());
         assert!(SearchConfig::parse("[search\n").is_err());
+        assert!(SearchConfig::parse("[search]\nchunk_chars = 5\n").is_err());
+        assert_eq!(
+            SearchConfig::parse("[search]\nchunk_chars = 900\n")
+                .unwrap()
+                .budget()
+                .max_chars,
+            900
+        );
     }
 }

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use candle_transformers::models::bert::{BertModel, Config};
+use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 use tokenizers::{Tokenizer, TruncationParams};
 
@@ -23,10 +24,12 @@ pub const MODEL_FILES: [&str; 3] = ["config.json", "tokenizer.json", "model.safe
 /// pieces; longer text adds cost, not meaning.
 const MAX_TOKENS: usize = 256;
 
-/// Upper bound on padded tokens per forward pass: large enough to keep the
-/// matrix multiplications efficient, small enough for the attention matrices
-/// to stay in cache.
-const TOKENS_PER_BATCH: usize = 2048;
+/// Upper bound on padded tokens per forward pass. Small batches were
+/// fastest here (measured 128–4096: 512 took 1.5 s where 4096 took 2.3 s
+/// for the same 97 passages): candle's element-wise operations allocate a
+/// tensor each, and small ones stay in cache. Many batches also keep both
+/// cores busy.
+const TOKENS_PER_BATCH: usize = 512;
 
 /// Where a model's files are.
 #[derive(Clone, Debug)]
@@ -186,6 +189,7 @@ impl Embedder {
             .map_err(|e| self.fail(format!("tokenizing: {e}")))?;
         let mut order: Vec<usize> = (0..texts.len()).collect();
         order.sort_by_key(|&i| encodings[i].get_ids().len());
+        let mut batches: Vec<&[usize]> = Vec::new();
         let mut start = 0;
         while start < order.len() {
             // Sorted ascending: the batch's last text is its longest.
@@ -196,14 +200,21 @@ impl Embedder {
             {
                 end += 1;
             }
-            let batch = &order[start..end];
-            let vectors = self
-                .forward(batch.iter().map(|&i| &encodings[i]).collect())
-                .map_err(|e| self.fail(e.to_string()))?;
+            batches.push(&order[start..end]);
+            start = end;
+        }
+        // Batches run on all cores at once: candle parallelises the matrix
+        // products but not the element-wise work around them (GELU,
+        // softmax, layer norm), which is a large share of a small model.
+        let vectors: Vec<Vec<Vec<f32>>> = batches
+            .par_iter()
+            .map(|batch| self.forward(batch.iter().map(|&i| &encodings[i]).collect()))
+            .collect::<candle_core::Result<_>>()
+            .map_err(|e| self.fail(e.to_string()))?;
+        for (batch, vectors) in batches.iter().zip(vectors) {
             for (&i, v) in batch.iter().zip(vectors) {
                 out[i] = v;
             }
-            start = end;
         }
         Ok(out)
     }

@@ -19,8 +19,13 @@ use tantivy::DocAddress;
 /// How the two rankings are combined.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Fusion {
-    /// `w·bm25/bm25_max + (1−w)·(cos−floor)/(cos_max−floor)`.
-    Scores { bm25_weight: f32, cosine_floor: f32 },
+    /// `w·bm25/bm25_max + (1−w)·(cos−floor)/(cos_max−floor)`; the floor
+    /// is fixed, or (`None`) the median cosine of all chunks in scope, so a
+    /// chunk only gains for being closer than a typical one.
+    Scores {
+        bm25_weight: f32,
+        cosine_floor: Option<f32>,
+    },
     /// `Σ weight/(k + rank)` — kept to measure against.
     Rrf { k: f32, bm25_weight: f32 },
 }
@@ -29,7 +34,7 @@ impl Default for Fusion {
     fn default() -> Fusion {
         Fusion::Scores {
             bm25_weight: 0.6,
-            cosine_floor: 0.1,
+            cosine_floor: Some(0.1),
         }
     }
 }
@@ -48,9 +53,11 @@ pub struct Trace {
 
 /// Fuses a BM25 list and a vector list (each best first) into one ranking,
 /// best first. `cosine_of` gives the rank and cosine of a BM25 hit beyond
-/// the vector list's cut (vector search scores every chunk).
+/// the vector list's cut (vector search scores every chunk); `median` is
+/// the median cosine of all chunks in scope.
 pub fn fuse(
     fusion: Fusion,
+    median: f32,
     bm25: &[(DocAddress, f32)],
     vector: &[(DocAddress, f32)],
     cosine_of: &dyn Fn(DocAddress) -> Option<(usize, f32)>,
@@ -79,6 +86,7 @@ pub fn fuse(
             bm25_weight,
             cosine_floor,
         } => {
+            let cosine_floor = cosine_floor.unwrap_or(median);
             let bm25_max = bm25.first().map_or(0.0, |(_, s)| *s);
             let cos_max = vector.first().map_or(0.0, |(_, c)| *c);
             for t in traces.values_mut() {
@@ -159,7 +167,7 @@ mod tests {
     fn score_fusion_keeps_a_strong_keyword_hit_first() {
         let bm25 = [(d(1), 10.0), (d(2), 3.0)];
         let vector = [(d(3), 0.62), (d(2), 0.60), (d(1), 0.55)];
-        let fused = fuse(Fusion::default(), &bm25, &vector, &|_| None);
+        let fused = fuse(Fusion::default(), 0.0, &bm25, &vector, &|_| None);
         assert_eq!(fused[0].0, d(1));
         let t = &fused[0].1;
         assert_eq!((t.bm25_rank, t.vector_rank), (Some(1), Some(3)));
@@ -176,6 +184,7 @@ mod tests {
                 k: 60.0,
                 bm25_weight: 0.5,
             },
+            0.0,
             &bm25,
             &vector,
             &|_| None,
@@ -185,6 +194,6 @@ mod tests {
 
     #[test]
     fn empty_lists_fuse_to_nothing() {
-        assert!(fuse(Fusion::default(), &[], &[], &|_| None).is_empty());
+        assert!(fuse(Fusion::default(), 0.0, &[], &[], &|_| None).is_empty());
     }
 }

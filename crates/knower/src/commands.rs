@@ -65,9 +65,14 @@ pub fn run(cli: Cli) -> Outcome {
         command => {
             let vault = Arc::new(Vault::open(&location()?)?);
             // Reading needs no index; changing and searching keep it fresh.
+            // A change is never blocked by the index (it catches up later).
+            let searching = matches!(command, Command::Search { .. } | Command::Reindex);
             let index = match command {
                 Command::Tree { .. } | Command::Read { .. } => None,
-                _ => Some(search::open_index(&vault)?),
+                _ if searching => Some(search::open_index(&vault)?),
+                _ => search::open_index(&vault)
+                    .inspect_err(|e| warn_index(e))
+                    .ok(),
             };
             // Whatever changed while Knower was not running is processed
             // first, so every command sees (and journals against) the truth.
@@ -77,7 +82,10 @@ pub fn run(cli: Cli) -> Outcome {
             ))?;
             announce_rescan(&report, json);
             if let Some(index) = &index {
-                search::catch_up(index, json)?;
+                match search::catch_up(index, json) {
+                    Err(e) if !searching => warn_index(&e),
+                    caught => caught?,
+                }
             }
             match (command, index) {
                 (
@@ -100,6 +108,15 @@ pub fn run(cli: Cli) -> Outcome {
                 }
             }
         }
+    }
+}
+
+/// A change goes ahead when the index cannot follow; the next command that
+/// can open it catches up.
+fn warn_index(e: &Failure) {
+    match &e.hint {
+        Some(hint) => eprintln!("warning: search index not updated: {} ({hint})", e.message),
+        None => eprintln!("warning: search index not updated: {}", e.message),
     }
 }
 

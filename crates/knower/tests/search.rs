@@ -381,3 +381,35 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+#[test]
+fn a_broken_knower_toml_blocks_search_but_never_a_change() {
+    let (_d, vault, home) = setup();
+    std::fs::write(vault.join("knower.toml"), "[search]\nexlude = []\n").unwrap();
+    let mut child = knower(&vault, &home)
+        .args(["write", "bucket/more.md"])
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"# Saffron\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("search index not updated"));
+    assert!(vault.join("bucket/more.md").exists());
+
+    let out = run(&mut knower(&vault, &home), &["search", "saffron"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("knower.toml"));
+
+    // Fixed: the index catches up with what it missed.
+    std::fs::write(vault.join("knower.toml"), "[search]\n").unwrap();
+    let out = ok(&mut knower(&vault, &home), &["--json", "search", "saffron"]);
+    assert_eq!(hits(&out)[0]["path"], "bucket/more.md");
+}
