@@ -70,9 +70,7 @@ pub fn run(cli: Cli) -> Outcome {
             let index = match command {
                 Command::Tree { .. } | Command::Read { .. } => None,
                 _ if searching => Some(search::open_index(&vault)?),
-                _ => search::open_index(&vault)
-                    .inspect_err(|e| warn_index(e))
-                    .ok(),
+                _ => search::open_index(&vault).inspect_err(warn_index).ok(),
             };
             // Whatever changed while Knower was not running is processed
             // first, so every command sees (and journals against) the truth.
