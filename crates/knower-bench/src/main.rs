@@ -5,8 +5,8 @@
 //!
 //!     cargo run --release -p knower-bench -- vault [--files N] [--writes N] [--dir PATH]
 //!     cargo run --release -p knower-bench -- search [--only quality|speed] [--sweep]
-//!         [--modes fast,vector,deep] [--chunk-chars N] [--files N] [--queries N]
-//!         [--questions N] [--data PATH] [--dir PATH]
+//!         [--modes fast,vector,deep] [--chunk-chars N] [--files N] [--queries N] [--embed N]
+//!         [--questions N] [--embed N] [--data PATH] [--dir PATH]
 //!
 //! `search` needs the embedding model: KNOWER_MODEL=folder, or the Hugging
 //! Face cache. Its data is read from ../shared/bench (or --data).
@@ -23,7 +23,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("vault") => vault::run(&args[1..]),
         Some("search") => search(&args[1..]),
-        _ => Err("usage: knower-bench vault [--files N] [--writes N] [--dir PATH]\n       knower-bench search [--only quality|speed] [--sweep] [--modes fast,vector,deep] [--chunk-chars N] [--files N] [--queries N] [--questions N] [--data PATH] [--dir PATH]".to_string()),
+        _ => Err("usage: knower-bench vault [--files N] [--writes N] [--dir PATH]\n       knower-bench search [--only quality|speed] [--sweep] [--modes fast,vector,deep] [--chunk-chars N] [--files N] [--queries N] [--embed N] [--questions N] [--data PATH] [--dir PATH]".to_string()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -83,6 +83,7 @@ fn search(args: &[String]) -> Result<(), String> {
             &work,
             option(args, "--files", 10_000)?,
             option(args, "--queries", 200)?,
+            option(args, "--embed", 5000)?,
         )?;
     }
     Ok(())

@@ -45,12 +45,9 @@ fn variants(plan: &Plan) -> Vec<(String, Mode, Fusion)> {
             },
         ));
         for w in [0.5, 0.6, 0.7] {
-            for floor in [Some(0.0), Some(0.2), None] {
+            for floor in [0.0, 0.2] {
                 v.push((
-                    format!(
-                        "deep, scores bm25 {w} floor {}",
-                        floor.map_or("median".to_string(), |f| f.to_string())
-                    ),
+                    format!("deep, scores bm25 {w} floor {floor}"),
                     Mode::Deep,
                     Fusion::Scores {
                         bm25_weight: w,

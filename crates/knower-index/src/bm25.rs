@@ -187,20 +187,15 @@ impl Bm25 {
             let (Some(paths), Some(hashes)) = (fast.str("path")?, fast.str("file_hash")?) else {
                 continue;
             };
-            let (mut path, mut hash) = (String::new(), String::new());
+            let (paths_of, hashes_of) = (terms_of(&paths)?, terms_of(&hashes)?);
             for doc in segment.doc_ids_alive() {
-                let (Some(p), Some(h)) =
-                    (paths.term_ords(doc).next(), hashes.term_ords(doc).next())
+                let (Some(p), Some(h)) = (paths.term_ords(doc).next(), hashes.term_ords(doc).next())
                 else {
                     continue;
                 };
-                paths
-                    .ord_to_str(p, &mut path)
-                    .map_err(Error::io("reading the index"))?;
-                hashes
-                    .ord_to_str(h, &mut hash)
-                    .map_err(Error::io("reading the index"))?;
-                files.insert(path.clone(), hash.clone());
+                if let (Some(path), Some(hash)) = (paths_of.get(p as usize), hashes_of.get(h as usize)) {
+                    files.insert(path.clone(), hash.clone());
+                }
             }
         }
         Ok(files)
@@ -416,6 +411,19 @@ impl Bm25 {
         generator.set_max_num_chars(220);
         Ok(generator)
     }
+}
+
+/// Every value of a string fast field, indexed by term ordinal: one pass
+/// over the dictionary, where looking up each document's ordinal would scan
+/// a block per document (0.4 s at 60,000 chunks, measured).
+pub(crate) fn terms_of(column: &tantivy::columnar::StrColumn) -> Result<Vec<String>> {
+    let dictionary = column.dictionary();
+    let mut terms = Vec::with_capacity(dictionary.num_terms());
+    let mut stream = dictionary.stream().map_err(Error::io("reading the index"))?;
+    while stream.advance() {
+        terms.push(String::from_utf8_lossy(stream.key()).into_owned());
+    }
+    Ok(terms)
 }
 
 fn term_query(field: Field, text: &str) -> Box<dyn TantivyQuery> {

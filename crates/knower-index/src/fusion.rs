@@ -19,13 +19,8 @@ use tantivy::DocAddress;
 /// How the two rankings are combined.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Fusion {
-    /// `w·bm25/bm25_max + (1−w)·(cos−floor)/(cos_max−floor)`; the floor
-    /// is fixed, or (`None`) the median cosine of all chunks in scope, so a
-    /// chunk only gains for being closer than a typical one.
-    Scores {
-        bm25_weight: f32,
-        cosine_floor: Option<f32>,
-    },
+    /// `w·bm25/bm25_max + (1−w)·(cos−floor)/(cos_max−floor)`.
+    Scores { bm25_weight: f32, cosine_floor: f32 },
     /// `Σ weight/(k + rank)` — kept to measure against.
     Rrf { k: f32, bm25_weight: f32 },
 }
@@ -34,7 +29,7 @@ impl Default for Fusion {
     fn default() -> Fusion {
         Fusion::Scores {
             bm25_weight: 0.6,
-            cosine_floor: Some(0.1),
+            cosine_floor: 0.0,
         }
     }
 }
@@ -45,22 +40,21 @@ pub struct Trace {
     /// 1-based rank in the BM25 list, if it was in it.
     pub bm25_rank: Option<usize>,
     pub bm25_score: Option<f32>,
-    /// 1-based rank by cosine among all candidates with a vector.
+    /// 1-based rank by cosine, if among the vector list's candidates.
     pub vector_rank: Option<usize>,
     pub cosine: Option<f32>,
     pub fused: f32,
 }
 
 /// Fuses a BM25 list and a vector list (each best first) into one ranking,
-/// best first. `cosine_of` gives the rank and cosine of a BM25 hit beyond
-/// the vector list's cut (vector search scores every chunk); `median` is
-/// the median cosine of all chunks in scope.
+/// best first. `cosine_of` gives the cosine of a BM25 hit beyond the vector
+/// list's cut (vector search scores every chunk); its vector rank is then
+/// unknown (`None`), only known to be worse than the list's.
 pub fn fuse(
     fusion: Fusion,
-    median: f32,
     bm25: &[(DocAddress, f32)],
     vector: &[(DocAddress, f32)],
-    cosine_of: &dyn Fn(DocAddress) -> Option<(usize, f32)>,
+    cosine_of: &dyn Fn(DocAddress) -> Option<f32>,
 ) -> Vec<(DocAddress, Trace)> {
     let mut traces: HashMap<DocAddress, Trace> = HashMap::new();
     for (rank, (doc, score)) in bm25.iter().enumerate() {
@@ -74,11 +68,8 @@ pub fn fuse(
         t.cosine = Some(*cosine);
     }
     for (doc, t) in traces.iter_mut() {
-        if t.cosine.is_none()
-            && let Some((rank, cosine)) = cosine_of(*doc)
-        {
-            t.vector_rank = Some(rank);
-            t.cosine = Some(cosine);
+        if t.cosine.is_none() {
+            t.cosine = cosine_of(*doc);
         }
     }
     match fusion {
@@ -86,7 +77,6 @@ pub fn fuse(
             bm25_weight,
             cosine_floor,
         } => {
-            let cosine_floor = cosine_floor.unwrap_or(median);
             let bm25_max = bm25.first().map_or(0.0, |(_, s)| *s);
             let cos_max = vector.first().map_or(0.0, |(_, c)| *c);
             for t in traces.values_mut() {
@@ -167,7 +157,7 @@ mod tests {
     fn score_fusion_keeps_a_strong_keyword_hit_first() {
         let bm25 = [(d(1), 10.0), (d(2), 3.0)];
         let vector = [(d(3), 0.62), (d(2), 0.60), (d(1), 0.55)];
-        let fused = fuse(Fusion::default(), 0.0, &bm25, &vector, &|_| None);
+        let fused = fuse(Fusion::default(), &bm25, &vector, &|_| None);
         assert_eq!(fused[0].0, d(1));
         let t = &fused[0].1;
         assert_eq!((t.bm25_rank, t.vector_rank), (Some(1), Some(3)));
@@ -184,7 +174,6 @@ mod tests {
                 k: 60.0,
                 bm25_weight: 0.5,
             },
-            0.0,
             &bm25,
             &vector,
             &|_| None,
@@ -194,6 +183,6 @@ mod tests {
 
     #[test]
     fn empty_lists_fuse_to_nothing() {
-        assert!(fuse(Fusion::default(), 0.0, &[], &[], &|_| None).is_empty());
+        assert!(fuse(Fusion::default(), &[], &[], &|_| None).is_empty());
     }
 }

@@ -114,13 +114,19 @@ pub struct IndexStatus {
     pub model_problem: Option<String>,
 }
 
+/// The vector side of one query (see [`Index::cosines`]).
+struct Cosines {
+    top: Vec<(DocAddress, f32)>,
+    others: HashMap<DocAddress, f32>,
+}
+
 /// Each live chunk's document and its row in the vector store.
 type VectorTable = Arc<Vec<(DocAddress, usize)>>;
 
 struct Semantic {
     embedder: Arc<Embedder>,
     store: Mutex<VectorStore>,
-    /// The table for (searcher generation, vectors known).
+    /// The table for (the index's segments, vectors known).
     table: Mutex<Option<(u64, usize, VectorTable)>>,
 }
 
@@ -383,15 +389,13 @@ impl Index {
             let Some(hashes) = segment.fast_fields().str("chunk_hash")? else {
                 continue;
             };
-            let mut text = String::new();
+            let keys: Vec<Option<vectors::ChunkKey>> = bm25::terms_of(&hashes)?
+                .iter()
+                .map(|t| vectors::key(t))
+                .collect();
             for doc in segment.doc_ids_alive() {
-                if let Some(o) = hashes.term_ords(doc).next() {
-                    hashes
-                        .ord_to_str(o, &mut text)
-                        .map_err(Error::io("reading the index"))?;
-                    if let Some(key) = vectors::key(&text) {
-                        f(DocAddress::new(ord as u32, doc), key);
-                    }
+                if let Some(Some(key)) = hashes.term_ords(doc).next().and_then(|o| keys.get(o as usize)) {
+                    f(DocAddress::new(ord as u32, doc), *key);
                 }
             }
         }
@@ -400,8 +404,14 @@ impl Index {
 
     /// Embeds every chunk that has no vector yet. Returns how many.
     pub fn embed_pending(&self, progress: &mut dyn FnMut(usize, usize)) -> Result<usize> {
+        self.embed_some(usize::MAX, progress)
+    }
+
+    /// Embeds at most `max` of the chunks that have no vector yet.
+    pub fn embed_some(&self, max: usize, progress: &mut dyn FnMut(usize, usize)) -> Result<usize> {
         let semantic = self.semantic().map_err(Error::NoModel)?;
-        let missing = self.unembedded(semantic)?;
+        let mut missing = self.unembedded(semantic)?;
+        missing.truncate(max);
         let total = missing.len();
         // Batches big enough for the embedder to sort by length, small
         // enough that progress moves and a crash loses little.
@@ -460,7 +470,16 @@ impl Index {
 
     /// Vector rows of every live chunk, cached per index generation.
     fn vector_table(&self, semantic: &Semantic, searcher: &Searcher) -> Result<VectorTable> {
-        let generation = searcher.generation().generation_id();
+        // Same segments with the same deletions: the same documents.
+        let generation = {
+            use std::hash::{Hash as _, Hasher as _};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            for segment in searcher.segment_readers() {
+                segment.segment_id().hash(&mut h);
+                segment.num_deleted_docs().hash(&mut h);
+            }
+            h.finish()
+        };
         let store = lock(&semantic.store);
         let mut cached = lock(&semantic.table);
         if let Some((g, n, table)) = cached.as_ref()
@@ -533,9 +552,9 @@ impl Index {
                     .remove(0);
                 let allowed = self.bm25.allowed(&searcher, &query, &scope)?;
                 if options.mode == Mode::Vector {
-                    self.cosines(semantic, &searcher, &qv, allowed.as_ref())?
+                    self.cosines(semantic, &searcher, &qv, allowed.as_ref(), limit, &[])?
+                        .top
                         .into_iter()
-                        .take(limit)
                         .map(|(d, c)| (d, c, None))
                         .collect()
                 } else {
@@ -546,7 +565,14 @@ impl Index {
                         .map(|f| (f.doc, f.score))
                         .collect();
                     let qv = self.expand(semantic, &searcher, qv, &keyword)?;
-                    let cosines = self.cosines(semantic, &searcher, &qv, allowed.as_ref())?;
+                    let cosines = self.cosines(
+                        semantic,
+                        &searcher,
+                        &qv,
+                        allowed.as_ref(),
+                        CANDIDATES,
+                        &keyword,
+                    )?;
                     let fusion = *lock(&self.fusion);
                     self.deep(fusion, text, &searcher, &keyword, &cosines, limit)?
                 }
@@ -610,14 +636,19 @@ impl Index {
         Ok(expanded)
     }
 
-    /// Cosine similarity of every allowed chunk with a vector, best first.
+    /// Cosine similarity of every allowed chunk with a vector: the best
+    /// `keep`, best first, and the cosines of the chunks in `also` (the
+    /// keyword list) wherever they rank. Selecting rather than sorting all
+    /// keeps a scan of 60,000 chunks in a few milliseconds.
     fn cosines(
         &self,
         semantic: &Semantic,
         searcher: &Searcher,
         query: &[f32],
         allowed: Option<&HashSet<DocAddress>>,
-    ) -> Result<Vec<(DocAddress, f32)>> {
+        keep: usize,
+        also: &[(DocAddress, f32)],
+    ) -> Result<Cosines> {
         let table = self.vector_table(semantic, searcher)?;
         let store = lock(&semantic.store);
         let mut scored: Vec<(DocAddress, f32)> = table
@@ -625,8 +656,22 @@ impl Index {
             .filter(|(doc, _)| allowed.is_none_or(|a| a.contains(doc)))
             .map(|(doc, row)| (*doc, dot(query, store.vector(*row))))
             .collect();
-        scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        Ok(scored)
+        drop(store);
+        let wanted: HashSet<DocAddress> = also.iter().map(|(d, _)| *d).collect();
+        let others = scored
+            .iter()
+            .filter(|(doc, _)| wanted.contains(doc))
+            .copied()
+            .collect();
+        let order = |a: &(DocAddress, f32), b: &(DocAddress, f32)| {
+            b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0))
+        };
+        if scored.len() > keep && keep > 0 {
+            scored.select_nth_unstable_by(keep - 1, order);
+            scored.truncate(keep);
+        }
+        scored.sort_by(order);
+        Ok(Cosines { top: scored, others })
     }
 
     fn deep(
@@ -635,22 +680,12 @@ impl Index {
         text: &str,
         searcher: &Searcher,
         keyword: &[(DocAddress, f32)],
-        cosines: &[(DocAddress, f32)],
+        cosines: &Cosines,
         limit: usize,
     ) -> Result<Vec<(DocAddress, f32, Option<Trace>)>> {
-        let cosine_of: HashMap<DocAddress, (usize, f32)> = cosines
-            .iter()
-            .enumerate()
-            .map(|(rank, (doc, c))| (*doc, (rank + 1, *c)))
-            .collect();
-        let median = cosines.get(cosines.len() / 2).map_or(0.0, |(_, c)| *c);
-        let mut fused = fusion::fuse(
-            fusion,
-            median,
-            keyword,
-            &cosines[..cosines.len().min(CANDIDATES)],
-            &|doc| cosine_of.get(&doc).copied(),
-        );
+        let mut fused = fusion::fuse(fusion, keyword, &cosines.top, &|doc| {
+            cosines.others.get(&doc).copied()
+        });
         fused.truncate(limit.max(20));
         let mut candidates = Vec::with_capacity(fused.len());
         for (id, (doc, trace)) in fused.iter().enumerate() {

@@ -97,6 +97,7 @@ fn print_hit(rank: usize, hit: &Hit, terminal: bool, explain: bool) {
     if explain && let Some(t) = &hit.explain {
         let rank_of = |r: Option<usize>, s: Option<f32>, what: &str| match (r, s) {
             (Some(r), Some(s)) => format!("{what} #{r} ({s:.3})"),
+            (None, Some(s)) => format!("{what} beyond the candidates ({s:.3})"),
             _ => format!("{what} —"),
         };
         println!(
