@@ -62,12 +62,7 @@ fn note(words: &Words, rng: &mut Rng, i: usize) -> String {
     text
 }
 
-pub(crate) fn run(
-    work: &Path,
-    files: usize,
-    queries: usize,
-    embed: usize,
-) -> Result<(), String> {
+pub(crate) fn run(work: &Path, files: usize, queries: usize, embed: usize) -> Result<(), String> {
     let words = Words::new(20_000);
     let dir = work.join("speed");
     eprintln!("generating {files} notes …");

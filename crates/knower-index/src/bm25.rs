@@ -189,11 +189,14 @@ impl Bm25 {
             };
             let (paths_of, hashes_of) = (terms_of(&paths)?, terms_of(&hashes)?);
             for doc in segment.doc_ids_alive() {
-                let (Some(p), Some(h)) = (paths.term_ords(doc).next(), hashes.term_ords(doc).next())
+                let (Some(p), Some(h)) =
+                    (paths.term_ords(doc).next(), hashes.term_ords(doc).next())
                 else {
                     continue;
                 };
-                if let (Some(path), Some(hash)) = (paths_of.get(p as usize), hashes_of.get(h as usize)) {
+                if let (Some(path), Some(hash)) =
+                    (paths_of.get(p as usize), hashes_of.get(h as usize))
+                {
                     files.insert(path.clone(), hash.clone());
                 }
             }
@@ -419,7 +422,9 @@ impl Bm25 {
 pub(crate) fn terms_of(column: &tantivy::columnar::StrColumn) -> Result<Vec<String>> {
     let dictionary = column.dictionary();
     let mut terms = Vec::with_capacity(dictionary.num_terms());
-    let mut stream = dictionary.stream().map_err(Error::io("reading the index"))?;
+    let mut stream = dictionary
+        .stream()
+        .map_err(Error::io("reading the index"))?;
     while stream.advance() {
         terms.push(String::from_utf8_lossy(stream.key()).into_owned());
     }

@@ -394,7 +394,11 @@ impl Index {
                 .map(|t| vectors::key(t))
                 .collect();
             for doc in segment.doc_ids_alive() {
-                if let Some(Some(key)) = hashes.term_ords(doc).next().and_then(|o| keys.get(o as usize)) {
+                if let Some(Some(key)) = hashes
+                    .term_ords(doc)
+                    .next()
+                    .and_then(|o| keys.get(o as usize))
+                {
                     f(DocAddress::new(ord as u32, doc), *key);
                 }
             }
@@ -671,7 +675,10 @@ impl Index {
             scored.truncate(keep);
         }
         scored.sort_by(order);
-        Ok(Cosines { top: scored, others })
+        Ok(Cosines {
+            top: scored,
+            others,
+        })
     }
 
     fn deep(
