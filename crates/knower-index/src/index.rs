@@ -139,7 +139,7 @@ pub struct Index {
     writing: Mutex<()>,
     semantic: OnceLock<std::result::Result<Semantic, String>>,
     fusion: Mutex<Fusion>,
-    rerank: Box<dyn Rerank>,
+    rerank: Mutex<Arc<dyn Rerank>>,
     fallback_told: AtomicBool,
     /// Wakes the background embedder.
     wake: Arc<(Mutex<bool>, Condvar)>,
@@ -178,7 +178,7 @@ impl Index {
             writing: Mutex::new(()),
             semantic: OnceLock::new(),
             fusion: Mutex::new(Fusion::default()),
-            rerank: Box::new(KeepOrder),
+            rerank: Mutex::new(Arc::new(KeepOrder)),
             fallback_told: AtomicBool::new(false),
             wake: Arc::new((Mutex::new(false), Condvar::new())),
             rebuilt: AtomicBool::new(rebuilt),
@@ -203,6 +203,12 @@ impl Index {
     /// Uses another fusion (the benchmark compares them).
     pub fn set_fusion(&self, fusion: Fusion) {
         *lock(&self.fusion) = fusion;
+    }
+
+    /// Puts a second opinion after deep mode's fusion (a cross-encoder, an
+    /// LLM); the default keeps the fused order.
+    pub fn set_rerank(&self, rerank: Arc<dyn Rerank>) {
+        *lock(&self.rerank) = rerank;
     }
 
     /// Problems the background updates met since the last call.
@@ -705,7 +711,8 @@ impl Index {
                 score: trace.fused,
             });
         }
-        self.rerank.rerank(text, &mut candidates)?;
+        let rerank = lock(&self.rerank).clone();
+        rerank.rerank(text, &mut candidates)?;
         let out = candidates
             .into_iter()
             .filter_map(|c| {

@@ -414,3 +414,42 @@ fn the_background_embedder_follows_changes() {
         "bucket/sea.md"
     );
 }
+
+/// A reranker that prefers the passage mentioning "sofa", whatever fusion said.
+struct SofaFirst;
+
+impl knower_index::Rerank for SofaFirst {
+    fn name(&self) -> &str {
+        "sofa first"
+    }
+    fn rerank(
+        &self,
+        _query: &str,
+        candidates: &mut Vec<knower_index::Candidate>,
+    ) -> knower_index::Result<()> {
+        candidates.sort_by_key(|c| !c.text.contains("sofa"));
+        for (i, c) in candidates.iter_mut().enumerate() {
+            c.score = 1.0 / (i + 1) as f32;
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn a_reranker_has_the_last_word_in_deep_mode() {
+    let model = support::model_dir();
+    let (_d, _v, index) = fixture(model.to_str().unwrap());
+    index.embed_pending(&mut |_, _| {}).unwrap();
+    let deep = SearchOptions {
+        mode: Mode::Deep,
+        ..SearchOptions::default()
+    };
+    let before = index.search("database migration postgres", &deep).unwrap();
+    assert_eq!(before.hits[0].path, "projects/alpha/state.md");
+    index.set_rerank(Arc::new(SofaFirst));
+    let after = index.search("database migration postgres", &deep).unwrap();
+    assert_eq!(after.hits[0].path, "bucket/pets.md");
+    assert_eq!(after.hits[0].score, 1.0);
+    // Its trace still tells where fusion had put it.
+    assert!(after.hits[0].explain.as_ref().unwrap().fused < before.hits[0].score);
+}

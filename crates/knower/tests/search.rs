@@ -42,11 +42,13 @@ fn ok(cmd: &mut Command, args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-fn write(vault: &Path, home: &Path, path: &str, text: &str) {
+/// `knower write PATH` with `text` on standard input.
+fn try_write(vault: &Path, home: &Path, path: &str, text: &str) -> Output {
     let mut child = knower(vault, home)
         .args(["write", path])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     child
@@ -55,7 +57,11 @@ fn write(vault: &Path, home: &Path, path: &str, text: &str) {
         .unwrap()
         .write_all(text.as_bytes())
         .unwrap();
-    assert!(child.wait().unwrap().success());
+    child.wait_with_output().unwrap()
+}
+
+fn write(vault: &Path, home: &Path, path: &str, text: &str) {
+    assert!(try_write(vault, home, path, text).status.success());
 }
 
 fn setup() -> (TempDir, PathBuf, PathBuf) {
@@ -386,20 +392,7 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 fn a_broken_knower_toml_blocks_search_but_never_a_change() {
     let (_d, vault, home) = setup();
     std::fs::write(vault.join("knower.toml"), "[search]\nexlude = []\n").unwrap();
-    let mut child = knower(&vault, &home)
-        .args(["write", "bucket/more.md"])
-        .stdin(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"# Saffron\n")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = try_write(&vault, &home, "bucket/more.md", "# Saffron\n");
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("search index not updated"));
     assert!(vault.join("bucket/more.md").exists());
