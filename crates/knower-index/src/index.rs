@@ -220,20 +220,7 @@ impl Index {
     /// content differs from what is indexed, drops files that are gone.
     pub fn catch_up(&self, progress: &mut dyn FnMut(usize, usize)) -> Result<CatchUp> {
         let _writing = lock(&self.writing);
-        self.bm25.reload()?;
-        let indexed = self.bm25.files()?;
-        let wanted = self.wanted();
-        let stale: Vec<&VaultPath> = wanted
-            .iter()
-            .filter(|(p, h)| indexed.get(p.as_str()) != Some(&h.to_string()))
-            .map(|(p, _)| p)
-            .collect();
-        let keep: HashSet<&str> = wanted.iter().map(|(p, _)| p.as_str()).collect();
-        let gone: Vec<VaultPath> = indexed
-            .keys()
-            .filter(|p| !keep.contains(p.as_str()))
-            .filter_map(|p| VaultPath::parse(p).ok())
-            .collect();
+        let (stale, gone, _) = self.behind()?;
         let mut report = CatchUp {
             rebuilt: self.rebuilt.swap(false, Ordering::Relaxed),
             ..CatchUp::default()
@@ -255,6 +242,27 @@ impl Index {
         report.removed = gone.len();
         self.wake_embedder();
         Ok(report)
+    }
+
+    /// What BM25 is behind the vault by: files whose indexed content differs
+    /// from the manifest's (or that are not indexed), and indexed files that
+    /// are gone; and how many files are indexed.
+    fn behind(&self) -> Result<(Vec<VaultPath>, Vec<VaultPath>, usize)> {
+        self.bm25.reload()?;
+        let indexed = self.bm25.files()?;
+        let wanted = self.wanted();
+        let keep: HashSet<&str> = wanted.iter().map(|(p, _)| p.as_str()).collect();
+        let gone = indexed
+            .keys()
+            .filter(|p| !keep.contains(p.as_str()))
+            .filter_map(|p| VaultPath::parse(p).ok())
+            .collect();
+        let stale = wanted
+            .into_iter()
+            .filter(|(p, h)| indexed.get(p.as_str()) != Some(&h.to_string()))
+            .map(|(p, _)| p)
+            .collect();
+        Ok((stale, gone, indexed.len()))
     }
 
     /// Rebuilds BM25 from every file; vectors of unchanged chunks are kept.
@@ -729,21 +737,9 @@ impl Index {
     /// What is indexed and what is not yet. Never loads or downloads a
     /// model it does not already have at hand.
     pub fn status(&self) -> Result<IndexStatus> {
-        self.bm25.reload()?;
-        let indexed = self.bm25.files()?;
-        let wanted = self.wanted();
-        let mut files_pending: Vec<String> = wanted
-            .iter()
-            .filter(|(p, h)| indexed.get(p.as_str()) != Some(&h.to_string()))
-            .map(|(p, _)| p.to_string())
-            .collect();
-        let keep: HashSet<&str> = wanted.iter().map(|(p, _)| p.as_str()).collect();
-        files_pending.extend(
-            indexed
-                .keys()
-                .filter(|p| !keep.contains(p.as_str()))
-                .map(|p| format!("{p} (deleted)")),
-        );
+        let (stale, gone, files) = self.behind()?;
+        let mut files_pending: Vec<String> = stale.iter().map(|p| p.to_string()).collect();
+        files_pending.extend(gone.iter().map(|p| format!("{p} (deleted)")));
         let searcher = self.bm25.searcher();
         let chunks = searcher.num_docs() as usize;
         let (model, vectors_pending) = match embed::locate_cached(&self.config.model) {
@@ -765,7 +761,7 @@ impl Index {
             Err(e) => ((None, Some(e.to_string())), None),
         };
         Ok(IndexStatus {
-            files: indexed.len(),
+            files,
             chunks,
             files_pending,
             vectors_pending,
