@@ -38,6 +38,8 @@ pub struct ModelFiles {
     /// Identifies the model's weights, so vectors of another model are
     /// never mixed with this one's.
     pub fingerprint: String,
+    /// The vector size `config.json` declares (`hidden_size`), if it does.
+    pub dims: Option<usize>,
 }
 
 /// Finds the model named by `spec` (a folder or a repository id), and
@@ -113,9 +115,14 @@ fn from_folder(dir: &Path) -> Result<ModelFiles> {
         std::fs::read(dir.join("config.json")).map_err(|e| broken(format!("config.json: {e}")))?;
     hasher.update(&config);
     let digest = hasher.finalize();
+    let dims = serde_json::from_slice::<serde_json::Value>(&config)
+        .ok()
+        .and_then(|c| c.get("hidden_size")?.as_u64())
+        .map(|d| d as usize);
     Ok(ModelFiles {
         dir: dir.to_path_buf(),
         fingerprint: digest[..8].iter().map(|b| format!("{b:02x}")).collect(),
+        dims,
     })
 }
 

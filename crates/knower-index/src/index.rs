@@ -744,7 +744,7 @@ impl Index {
         let chunks = searcher.num_docs() as usize;
         let (model, vectors_pending) = match embed::locate_cached(&self.config.model) {
             Ok(files) => {
-                let dims = read_dims(&files.dir).unwrap_or(384);
+                let dims = files.dims.unwrap_or(384);
                 let mut store = VectorStore::open(&self.dir, &files.fingerprint, dims)?;
                 store.refresh()?;
                 let mut keys = HashSet::new();
@@ -769,12 +769,6 @@ impl Index {
             model_problem: model.1,
         })
     }
-}
-
-fn read_dims(dir: &std::path::Path) -> Option<usize> {
-    let config: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(dir.join("config.json")).ok()?).ok()?;
-    config.get("hidden_size")?.as_u64().map(|d| d as usize)
 }
 
 fn dot(a: &[f32], b: &[f32]) -> f32 {
