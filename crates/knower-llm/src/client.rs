@@ -1,0 +1,233 @@
+//! [`Llm`]: one configured model, called with retries, backoff and timeouts.
+
+use std::sync::Once;
+use std::time::Duration;
+
+use genai::adapter::AdapterKind;
+use genai::chat::{ChatMessage, ChatOptions, ChatRequest, ToolCall};
+use genai::resolver::{AuthData, Endpoint};
+use genai::{Client, ModelIden, ModelSpec, ServiceTarget, WebConfig};
+use serde::Serialize;
+
+use crate::config::{LlmConfig, Protocol};
+use crate::error::{LlmError, Result};
+
+/// Tokens spent, summed over calls.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Usage {
+    pub calls: u32,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+impl Usage {
+    pub fn total(&self) -> u64 {
+        self.input_tokens + self.output_tokens
+    }
+}
+
+impl std::ops::AddAssign for Usage {
+    fn add_assign(&mut self, other: Usage) {
+        self.calls += other.calls;
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+    }
+}
+
+/// One answer of the model.
+#[derive(Debug)]
+pub struct Reply {
+    /// The text, when it wrote any.
+    pub text: Option<String>,
+    /// The tools it asked to call, in order.
+    pub tool_calls: Vec<ToolCall>,
+    pub usage: Usage,
+    /// The answer as a message to put back into the conversation.
+    pub message: ChatMessage,
+}
+
+/// A configured model. Cheap to share: calls take `&self`.
+pub struct Llm {
+    client: Client,
+    config: LlmConfig,
+    /// First delay between attempts; doubled each time (tests shorten it).
+    backoff: Duration,
+}
+
+/// The longest wait Knower accepts from a `Retry-After` header.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
+
+impl Llm {
+    pub fn new(config: LlmConfig) -> Result<Llm> {
+        static CRYPTO: Once = Once::new();
+        // reqwest is built without a default TLS provider (see Cargo.toml).
+        CRYPTO.call_once(|| {
+            let _ = rustls::crypto::ring::default_provider().install_default();
+        });
+        let web = WebConfig::default()
+            .with_timeout(config.timeout)
+            .with_connect_timeout(config.timeout.min(Duration::from_secs(10)));
+        let client = Client::builder()
+            .with_web_config(web)
+            .build()
+            .map_err(|e| LlmError::Config(e.to_string()))?;
+        Ok(Llm {
+            client,
+            config,
+            backoff: Duration::from_millis(500),
+        })
+    }
+
+    /// The same model with another first backoff delay.
+    pub fn with_backoff(mut self, backoff: Duration) -> Llm {
+        self.backoff = backoff;
+        self
+    }
+
+    pub fn config(&self) -> &LlmConfig {
+        &self.config
+    }
+
+    pub fn label(&self) -> String {
+        self.config.label()
+    }
+
+    fn target(&self) -> ServiceTarget {
+        let kind = match self.config.provider.protocol() {
+            Protocol::OpenAiChat => AdapterKind::OpenAI,
+            Protocol::AnthropicMessages => AdapterKind::Anthropic,
+        };
+        // Local servers take no key, but genai's OpenAI protocol always sends
+        // one; they ignore it.
+        let key = self.config.api_key.clone().unwrap_or_else(|| "none".into());
+        ServiceTarget {
+            endpoint: Endpoint::from_owned(self.config.base_url.clone()),
+            auth: AuthData::from_single(key),
+            model: ModelIden::new(kind, self.config.model.as_str()),
+        }
+    }
+
+    /// Sends the conversation; retries a 429, a 5xx, a timeout or a dropped
+    /// connection up to `max_retries` times, waiting as the provider asks
+    /// (`Retry-After`) or with exponential backoff.
+    pub async fn chat(&self, request: &ChatRequest) -> Result<Reply> {
+        let options = ChatOptions::default()
+            .with_max_tokens(self.config.max_output_tokens)
+            .with_capture_usage(true)
+            .with_capture_tool_calls(true);
+        let mut attempt = 0;
+        loop {
+            let spec = ModelSpec::from_target(self.target());
+            let result = self
+                .client
+                .exec_chat(spec, request.clone(), Some(&options))
+                .await;
+            let error = match result {
+                Ok(response) => return Ok(reply(response)),
+                Err(e) => e,
+            };
+            let retry_after = retry_after(&error);
+            let error = self.classify(error);
+            if !error.is_transient() || attempt >= self.config.max_retries {
+                return Err(error);
+            }
+            let wait = retry_after.unwrap_or(self.backoff * 2u32.saturating_pow(attempt));
+            tokio::time::sleep(wait.min(MAX_RETRY_AFTER)).await;
+            attempt += 1;
+        }
+    }
+
+    fn classify(&self, error: genai::Error) -> LlmError {
+        let provider = self.label();
+        if let Some(status) = error.status() {
+            let body = match &error {
+                genai::Error::HttpError { body, .. } => body.clone(),
+                genai::Error::WebModelCall {
+                    webc_error: genai::webc::Error::ResponseFailedStatus { body, .. },
+                    ..
+                } => body.clone(),
+                other => other.to_string(),
+            };
+            return LlmError::Status {
+                provider,
+                status: status.as_u16(),
+                body: clip(&body, 400),
+            };
+        }
+        match error {
+            genai::Error::WebModelCall {
+                webc_error: genai::webc::Error::Reqwest(e),
+                ..
+            } => {
+                if e.is_timeout() {
+                    LlmError::Timeout {
+                        provider,
+                        after: self.config.timeout,
+                    }
+                } else {
+                    LlmError::Transport {
+                        provider,
+                        detail: error_chain(&e),
+                    }
+                }
+            }
+            other => LlmError::Protocol {
+                provider,
+                detail: clip(&other.to_string(), 400),
+            },
+        }
+    }
+}
+
+fn reply(response: genai::chat::ChatResponse) -> Reply {
+    let usage = Usage {
+        calls: 1,
+        input_tokens: response.usage.prompt_tokens.unwrap_or(0).max(0) as u64,
+        output_tokens: response.usage.completion_tokens.unwrap_or(0).max(0) as u64,
+    };
+    let texts = response.texts();
+    let text = (!texts.is_empty()).then(|| texts.join("\n"));
+    let tool_calls: Vec<ToolCall> = response.tool_calls().into_iter().cloned().collect();
+    let message = if tool_calls.is_empty() {
+        ChatMessage::assistant(text.clone().unwrap_or_default())
+    } else {
+        response
+            .into_assistant_message_for_tool_use()
+            .unwrap_or_else(|| ChatMessage::assistant(tool_calls.clone()))
+    };
+    Reply {
+        text,
+        tool_calls,
+        usage,
+        message,
+    }
+}
+
+/// The provider's requested wait, from `retry-after-ms` or `retry-after`
+/// (seconds).
+fn retry_after(error: &genai::Error) -> Option<Duration> {
+    let headers = error.headers()?;
+    let get = |name: &str| headers.get(name)?.to_str().ok()?.trim().parse::<f64>().ok();
+    let seconds = get("retry-after-ms")
+        .map(|ms| ms / 1000.0)
+        .or_else(|| get("retry-after"))?;
+    (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds))
+}
+
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(e) = source {
+        text.push_str(": ");
+        text.push_str(&e.to_string());
+        source = e.source();
+    }
+    text
+}
+
+fn clip(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.to_string(),
+    }
+}

@@ -1,0 +1,285 @@
+//! A scripted LLM server on 127.0.0.1 for tests and benchmarks: it speaks
+//! the OpenAI chat-completions or the Anthropic messages wire protocol
+//! (paths, auth headers, JSON shapes), answers each request with the next
+//! scripted [`Step`], and records what it was sent. Nothing here is used by
+//! Knower itself.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::config::Protocol;
+
+/// One scripted answer.
+#[derive(Clone, Debug)]
+pub struct Step {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+    delay: Duration,
+}
+
+impl Step {
+    /// `200 OK` with a JSON body.
+    pub fn json(body: Value) -> Step {
+        Step::status(200, &body.to_string())
+    }
+
+    pub fn status(status: u16, body: &str) -> Step {
+        Step {
+            status,
+            headers: vec![("content-type".into(), "application/json".into())],
+            body: body.to_string(),
+            delay: Duration::ZERO,
+        }
+    }
+
+    pub fn with_header(mut self, name: &str, value: &str) -> Step {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Answers only after `delay` (to provoke client timeouts).
+    pub fn after(mut self, delay: Duration) -> Step {
+        self.delay = delay;
+        self
+    }
+}
+
+/// A request the server received.
+#[derive(Clone, Debug)]
+pub struct Recorded {
+    pub method: String,
+    pub path: String,
+    /// Lower-cased names.
+    pub headers: Vec<(String, String)>,
+    pub body: Value,
+}
+
+impl Recorded {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+pub struct ScriptedServer {
+    port: u16,
+    protocol: Protocol,
+    script: Arc<Mutex<VecDeque<Step>>>,
+    requests: Arc<Mutex<Vec<Recorded>>>,
+}
+
+impl ScriptedServer {
+    pub fn start(protocol: Protocol, steps: Vec<Step>) -> ScriptedServer {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("binding 127.0.0.1");
+        let port = listener.local_addr().expect("local address").port();
+        let server = ScriptedServer {
+            port,
+            protocol,
+            script: Arc::new(Mutex::new(steps.into())),
+            requests: Arc::default(),
+        };
+        let (script, requests) = (server.script.clone(), server.requests.clone());
+        thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let (script, requests) = (script.clone(), requests.clone());
+                thread::spawn(move || serve(stream, protocol, &script, &requests));
+            }
+        });
+        server
+    }
+
+    /// The base URL to configure a client with.
+    pub fn base_url(&self) -> String {
+        format!("http://127.0.0.1:{}/v1/", self.port)
+    }
+
+    pub fn protocol(&self) -> Protocol {
+        self.protocol
+    }
+
+    pub fn push(&self, step: Step) {
+        self.script.lock().unwrap().push_back(step);
+    }
+
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.requests.lock().unwrap().clone()
+    }
+
+    /// Steps not used yet.
+    pub fn remaining(&self) -> usize {
+        self.script.lock().unwrap().len()
+    }
+}
+
+fn serve(
+    stream: TcpStream,
+    protocol: Protocol,
+    script: &Mutex<VecDeque<Step>>,
+    requests: &Mutex<Vec<Recorded>>,
+) {
+    let mut reader = BufReader::new(match stream.try_clone() {
+        Ok(s) => s,
+        Err(_) => return,
+    });
+    let mut line = String::new();
+    if reader.read_line(&mut line).is_err() {
+        return;
+    }
+    let mut parts = line.split_whitespace();
+    let method = parts.next().unwrap_or_default().to_string();
+    let path = parts.next().unwrap_or_default().to_string();
+    let mut headers = Vec::new();
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 || line.trim().is_empty() {
+            break;
+        }
+        if let Some((name, value)) = line.split_once(':') {
+            headers.push((name.trim().to_ascii_lowercase(), value.trim().to_string()));
+        }
+    }
+    let length = headers
+        .iter()
+        .find(|(n, _)| n == "content-length")
+        .and_then(|(_, v)| v.parse::<usize>().ok())
+        .unwrap_or(0);
+    let mut body = vec![0; length];
+    if reader.read_exact(&mut body).is_err() {
+        return;
+    }
+    let recorded = Recorded {
+        method,
+        path,
+        headers,
+        body: serde_json::from_slice(&body).unwrap_or(Value::Null),
+    };
+    let step = match protocol_error(protocol, &recorded) {
+        Some(step) => step,
+        None => script
+            .lock()
+            .unwrap()
+            .pop_front()
+            .unwrap_or_else(|| Step::status(500, r#"{"error":"the script is exhausted"}"#)),
+    };
+    requests.lock().unwrap().push(recorded);
+    thread::sleep(step.delay);
+    let mut response = format!(
+        "HTTP/1.1 {} {}\r\ncontent-length: {}\r\nconnection: close\r\n",
+        step.status,
+        reason(step.status),
+        step.body.len()
+    );
+    for (name, value) in &step.headers {
+        response.push_str(&format!("{name}: {value}\r\n"));
+    }
+    response.push_str("\r\n");
+    response.push_str(&step.body);
+    let mut stream = stream;
+    let _ = stream.write_all(response.as_bytes());
+}
+
+/// What the real API answers to a request on the wrong path or without its
+/// authentication headers.
+fn protocol_error(protocol: Protocol, request: &Recorded) -> Option<Step> {
+    let (path, authenticated) = match protocol {
+        Protocol::OpenAiChat => (
+            "/v1/chat/completions",
+            request
+                .header("authorization")
+                .is_some_and(|v| v.starts_with("Bearer ")),
+        ),
+        Protocol::AnthropicMessages => (
+            "/v1/messages",
+            request.header("x-api-key").is_some() && request.header("anthropic-version").is_some(),
+        ),
+    };
+    if request.method != "POST" || request.path != path {
+        return Some(Step::status(404, r#"{"error":"unknown route"}"#));
+    }
+    if !authenticated {
+        return Some(Step::status(401, r#"{"error":"missing authentication"}"#));
+    }
+    None
+}
+
+fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        404 => "Not Found",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        503 => "Service Unavailable",
+        _ => "Status",
+    }
+}
+
+/// Bodies in the shape of OpenAI's chat completions.
+pub mod openai {
+    use super::*;
+
+    pub fn text(text: &str) -> Value {
+        message(json!({"role": "assistant", "content": text}), "stop")
+    }
+
+    /// `calls`: (id, function name, arguments).
+    pub fn tool_calls(calls: &[(&str, &str, Value)]) -> Value {
+        let calls: Vec<Value> = calls
+            .iter()
+            .map(|(id, name, args)| {
+                json!({"id": id, "type": "function",
+                       "function": {"name": name, "arguments": args.to_string()}})
+            })
+            .collect();
+        message(
+            json!({"role": "assistant", "content": null, "tool_calls": calls}),
+            "tool_calls",
+        )
+    }
+
+    fn message(message: Value, finish: &str) -> Value {
+        json!({
+            "id": "chatcmpl-scripted", "object": "chat.completion", "created": 0,
+            "model": "scripted-model",
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
+        })
+    }
+}
+
+/// Bodies in the shape of Anthropic's messages.
+pub mod anthropic {
+    use super::*;
+
+    pub fn text(text: &str) -> Value {
+        message(vec![json!({"type": "text", "text": text})], "end_turn")
+    }
+
+    /// `calls`: (id, tool name, input).
+    pub fn tool_uses(calls: &[(&str, &str, Value)]) -> Value {
+        let blocks = calls
+            .iter()
+            .map(|(id, name, input)| json!({"type": "tool_use", "id": id, "name": name, "input": input}))
+            .collect();
+        message(blocks, "tool_use")
+    }
+
+    fn message(content: Vec<Value>, stop: &str) -> Value {
+        json!({
+            "id": "msg_scripted", "type": "message", "role": "assistant",
+            "model": "scripted-model", "content": content,
+            "stop_reason": stop, "stop_sequence": null,
+            "usage": {"input_tokens": 100, "output_tokens": 20}
+        })
+    }
+}

@@ -1,0 +1,259 @@
+//! The LLM layer against scripted servers on 127.0.0.1 speaking OpenAI's and
+//! Anthropic's wire protocols, through the real HTTP client.
+
+use std::time::{Duration, Instant};
+
+use knower_llm::chat::{Binary, ChatMessage, ChatRequest, ContentPart, Tool};
+use knower_llm::scripted::{ScriptedServer, Step, anthropic, openai};
+use knower_llm::{Llm, LlmConfig, LlmError, Protocol, structured};
+use serde_json::{Value, json};
+
+fn llm(server: &ScriptedServer, retries: u32, timeout_secs: f64) -> Llm {
+    let provider = match server.protocol() {
+        Protocol::OpenAiChat => "openai-compatible",
+        Protocol::AnthropicMessages => "anthropic",
+    };
+    let file = format!(
+        "[llm]\nprovider = \"{provider}\"\nmodel = \"scripted-model\"\nbase_url = \"{}\"\n\
+         max_retries = {retries}\ntimeout_secs = {timeout_secs}\n",
+        server.base_url()
+    );
+    let env = |name: &str| (name == "ANTHROPIC_API_KEY").then(|| "test-key".to_string());
+    let config = LlmConfig::resolve(&file, &env).unwrap().unwrap();
+    Llm::new(config)
+        .unwrap()
+        .with_backoff(Duration::from_millis(10))
+}
+
+fn request() -> ChatRequest {
+    ChatRequest::from_system("You file notes.").append_message(ChatMessage::user("hello"))
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn openai_text_reply_with_usage_and_the_real_request_shape() {
+    let server = ScriptedServer::start(
+        Protocol::OpenAiChat,
+        vec![Step::json(openai::text("hi there"))],
+    );
+    let reply = runtime()
+        .block_on(llm(&server, 0, 5.0).chat(&request()))
+        .unwrap();
+    assert_eq!(reply.text.as_deref(), Some("hi there"));
+    assert!(reply.tool_calls.is_empty());
+    assert_eq!(
+        (reply.usage.input_tokens, reply.usage.output_tokens),
+        (100, 20)
+    );
+    let sent = &server.requests()[0];
+    assert_eq!(sent.path, "/v1/chat/completions");
+    assert_eq!(sent.body["model"], "scripted-model");
+    assert_eq!(sent.body["messages"][0]["role"], "system");
+    assert_eq!(sent.body["messages"][1]["content"], "hello");
+}
+
+#[test]
+fn tool_calls_round_trip_on_both_protocols() {
+    let tool = Tool::new("read")
+        .with_description("Reads a file")
+        .with_schema(json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}));
+    for protocol in [Protocol::OpenAiChat, Protocol::AnthropicMessages] {
+        let call = [("call_1", "read", json!({"path": "overview.md"}))];
+        let body = match protocol {
+            Protocol::OpenAiChat => openai::tool_calls(&call),
+            Protocol::AnthropicMessages => anthropic::tool_uses(&call),
+        };
+        let server = ScriptedServer::start(protocol, vec![Step::json(body)]);
+        let model = llm(&server, 0, 5.0);
+        let request = request().with_tools(vec![tool.clone()]);
+        let reply = runtime().block_on(model.chat(&request)).unwrap();
+        assert_eq!(reply.tool_calls.len(), 1, "{protocol:?}");
+        assert_eq!(reply.tool_calls[0].fn_name, "read");
+        assert_eq!(reply.tool_calls[0].call_id, "call_1");
+        assert_eq!(reply.tool_calls[0].fn_arguments["path"], "overview.md");
+        let sent = &server.requests()[0];
+        let tools = &sent.body["tools"][0];
+        match protocol {
+            Protocol::OpenAiChat => assert_eq!(tools["function"]["name"], "read"),
+            Protocol::AnthropicMessages => {
+                assert_eq!(sent.path, "/v1/messages");
+                assert_eq!(sent.header("x-api-key"), Some("test-key"));
+                assert_eq!(tools["name"], "read");
+                assert!(sent.body["max_tokens"].as_u64().is_some());
+            }
+        }
+    }
+}
+
+#[test]
+fn images_are_sent_inline_on_both_protocols() {
+    for protocol in [Protocol::OpenAiChat, Protocol::AnthropicMessages] {
+        let body = match protocol {
+            Protocol::OpenAiChat => openai::text("a cat"),
+            Protocol::AnthropicMessages => anthropic::text("a cat"),
+        };
+        let server = ScriptedServer::start(protocol, vec![Step::json(body)]);
+        let image = Binary::from_base64("image/png", "iVBORw0KGgo=", Some("cat.png".into()));
+        let message =
+            ChatMessage::user(vec![ContentPart::from_text("what is this?"), image.into()]);
+        let request = ChatRequest::new(vec![message]);
+        runtime()
+            .block_on(llm(&server, 0, 5.0).chat(&request))
+            .unwrap();
+        let sent = server.requests()[0].body.to_string();
+        assert!(sent.contains("iVBORw0KGgo="), "{protocol:?}: {sent}");
+        assert!(sent.contains("image/png"), "{protocol:?}: {sent}");
+    }
+}
+
+#[test]
+fn a_429_is_retried_as_the_provider_asks_then_succeeds() {
+    let server = ScriptedServer::start(
+        Protocol::OpenAiChat,
+        vec![
+            Step::status(429, r#"{"error":{"message":"slow down"}}"#)
+                .with_header("retry-after", "0"),
+            Step::status(503, r#"{"error":"overloaded"}"#),
+            Step::json(openai::text("done")),
+        ],
+    );
+    let reply = runtime()
+        .block_on(llm(&server, 3, 5.0).chat(&request()))
+        .unwrap();
+    assert_eq!(reply.text.as_deref(), Some("done"));
+    assert_eq!(server.requests().len(), 3);
+}
+
+#[test]
+fn retries_are_bounded_and_client_errors_are_not_retried() {
+    let server = ScriptedServer::start(
+        Protocol::OpenAiChat,
+        vec![
+            Step::status(500, "boom"),
+            Step::status(500, "boom"),
+            Step::status(500, "boom"),
+        ],
+    );
+    let e = runtime()
+        .block_on(llm(&server, 1, 5.0).chat(&request()))
+        .unwrap_err();
+    assert!(matches!(e, LlmError::Status { status: 500, .. }), "{e}");
+    assert_eq!(server.requests().len(), 2, "one try and one retry");
+
+    let server = ScriptedServer::start(
+        Protocol::OpenAiChat,
+        vec![
+            Step::status(400, r#"{"error":"bad model"}"#),
+            Step::json(openai::text("x")),
+        ],
+    );
+    let e = runtime()
+        .block_on(llm(&server, 3, 5.0).chat(&request()))
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("400") && e.to_string().contains("bad model"),
+        "{e}"
+    );
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[test]
+fn a_silent_server_times_out_with_a_clear_error() {
+    let server = ScriptedServer::start(
+        Protocol::OpenAiChat,
+        vec![Step::json(openai::text("late")).after(Duration::from_secs(3))],
+    );
+    let started = Instant::now();
+    let e = runtime()
+        .block_on(llm(&server, 0, 0.3).chat(&request()))
+        .unwrap_err();
+    assert!(matches!(e, LlmError::Timeout { .. }), "{e:?}");
+    assert!(e.to_string().contains("did not answer within"), "{e}");
+    assert!(started.elapsed() < Duration::from_secs(2));
+}
+
+#[test]
+fn an_unreachable_server_is_a_transport_error() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let file = format!(
+        "[llm]\nprovider = \"openai-compatible\"\nmodel = \"m\"\nbase_url = \"http://127.0.0.1:{port}/v1/\"\nmax_retries = 0\n"
+    );
+    let config = LlmConfig::resolve(&file, &|_| None).unwrap().unwrap();
+    let e = runtime()
+        .block_on(Llm::new(config).unwrap().chat(&request()))
+        .unwrap_err();
+    assert!(matches!(e, LlmError::Transport { .. }), "{e:?}");
+}
+
+#[derive(serde::Deserialize, Debug)]
+struct Routing {
+    destination: String,
+}
+
+fn routing_is_valid(r: &Routing) -> Result<(), String> {
+    if r.destination.starts_with("projects/") {
+        Ok(())
+    } else {
+        Err(format!("destination `{}` is not a project", r.destination))
+    }
+}
+
+#[test]
+fn invalid_json_is_retried_once_with_a_corrective_message() {
+    let server = ScriptedServer::start(
+        Protocol::OpenAiChat,
+        vec![
+            Step::json(openai::text("Sure! I'd file it under atlas.")),
+            Step::json(openai::text(
+                "```json\n{\"destination\": \"projects/atlas/tasks.md\"}\n```",
+            )),
+        ],
+    );
+    let model = llm(&server, 0, 5.0);
+    let (routing, usage) = runtime()
+        .block_on(structured::<Routing>(&model, request(), routing_is_valid))
+        .unwrap();
+    assert_eq!(routing.destination, "projects/atlas/tasks.md");
+    assert_eq!(usage.calls, 2);
+    let retry = &server.requests()[1].body["messages"];
+    let last = retry.as_array().unwrap().last().unwrap();
+    assert!(
+        last["content"]
+            .as_str()
+            .unwrap()
+            .contains("Return only the JSON object")
+    );
+}
+
+#[test]
+fn output_invalid_twice_is_a_reported_failure() {
+    let server = ScriptedServer::start(
+        Protocol::AnthropicMessages,
+        vec![
+            Step::json(anthropic::text("{\"destination\": \"nowhere\"}")),
+            Step::json(anthropic::text("{\"destination\": 7}")),
+            Step::json(anthropic::text("{\"destination\": \"projects/x.md\"}")),
+        ],
+    );
+    let model = llm(&server, 0, 5.0);
+    let e = runtime()
+        .block_on(structured::<Routing>(&model, request(), routing_is_valid))
+        .unwrap_err();
+    assert!(
+        matches!(e, LlmError::InvalidOutput { attempts: 2, .. }),
+        "{e}"
+    );
+    assert!(e.to_string().contains("invalid type"), "{e}");
+    assert_eq!(server.requests().len(), 2, "never a third attempt");
+    let _: Value = server.requests()[1].body.clone();
+}
