@@ -18,7 +18,7 @@ mod structured;
 pub use client::{Llm, Reply, Usage};
 pub use config::{LlmConfig, Protocol, Provider};
 pub use error::{LlmError, Result};
-pub use structured::{MAX_ATTEMPTS, parse_json_reply, structured};
+pub use structured::{MAX_ATTEMPTS, corrective_message, parse_json_reply, structured};
 
 /// The conversation types, re-exported so that callers need no direct
 /// dependency on genai.

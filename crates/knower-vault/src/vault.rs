@@ -310,6 +310,36 @@ impl Vault {
         .map(|(_, record)| record)
     }
 
+    /// Creates or replaces a file with raw bytes (an image, an attached
+    /// file), stored exactly as given. Markdown goes through [`Vault::write`],
+    /// which keeps its frontmatter.
+    pub fn write_bytes(
+        &self,
+        path: &str,
+        bytes: &[u8],
+        author: &Author,
+    ) -> Result<Option<ChangeRecord>> {
+        let p = writable(path)?;
+        if p.is_markdown() {
+            let text = std::str::from_utf8(bytes)
+                .map_err(|_| Error::Refused(format!("{p} is markdown but not UTF-8 text")))?;
+            return self.write(path, text, author);
+        }
+        self.change(author, None, |tx| {
+            match tx.read(&p)? {
+                Current::Folder => {
+                    return Err(Error::IsAFolder {
+                        path: p.to_string(),
+                    });
+                }
+                Current::File(previous) if previous == bytes => return Ok(()),
+                _ => {}
+            }
+            tx.put(&p, bytes.to_vec())
+        })
+        .map(|(_, record)| record)
+    }
+
     /// Replaces the first occurrence of `old` with `new`.
     pub fn edit(
         &self,

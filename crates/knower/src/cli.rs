@@ -129,6 +129,51 @@ pub enum Command {
     },
     /// Rebuild the search index from the notes (unchanged passages keep their vectors).
     Reindex,
+    /// Send information to the vault: the update agent decides where it belongs.
+    ///
+    /// With no LLM configured (KNOWER_LLM or [llm] in knower.toml), the
+    /// offline engine files it by project names and search scores, and puts
+    /// it in the inbox when unsure.
+    Update {
+        /// The information; read from standard input when absent or `-`.
+        text: Option<String>,
+        /// Attach a file (repeatable); images are shown to the model. Stored in the vault.
+        #[arg(long = "file", value_name = "PATH")]
+        files: Vec<PathBuf>,
+        /// Answer this inbox item with TEXT (as `knower inbox reply` does).
+        #[arg(long, value_name = "ID")]
+        inbox_ref: Option<String>,
+    },
+    /// Ask a question: the search agent answers from the vault, citing `path:line`.
+    Ask {
+        #[arg(required = true, num_args = 1.., value_name = "QUESTION")]
+        question: Vec<String>,
+        /// How the offline engine searches (an LLM chooses for itself).
+        #[arg(long, value_enum, default_value_t = ModeArg::Fast)]
+        mode: ModeArg,
+    },
+    /// List the items waiting for your answer, show one, or answer it.
+    Inbox {
+        #[command(subcommand)]
+        action: Option<InboxAction>,
+    },
+    /// Show the agents' prompts in effect: built in, or overridden by the vault's prompts/NAME.md.
+    Prompts {
+        /// Print this prompt's whole text.
+        name: Option<String>,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum InboxAction {
+    /// Print an item's review.md: what arrived, why it is here, the options.
+    Show { id: String },
+    /// Answer an item: an option number, a project, a path, or `discard`.
+    Reply {
+        id: String,
+        #[arg(required = true, num_args = 1.., value_name = "ANSWER")]
+        answer: Vec<String>,
+    },
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug)]

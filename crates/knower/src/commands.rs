@@ -12,7 +12,8 @@ use knower_vault::{
 };
 use serde::Serialize;
 
-use crate::cli::{Cli, Command, Why};
+use crate::agents;
+use crate::cli::{Cli, Command, InboxAction, Why};
 use crate::search;
 
 /// A failed command: one line of explanation and possibly what to do.
@@ -62,11 +63,30 @@ pub fn run(cli: Cli) -> Outcome {
         Command::Log { limit, path } => {
             log(&Vault::open(&location()?)?, limit, path.as_deref(), json)
         }
+        Command::Prompts { name } => agents::prompts(&Vault::open(&location()?)?, name, json),
+        Command::Inbox {
+            action: None | Some(InboxAction::Show { .. }),
+        } => {
+            let vault = Vault::open(&location()?)?;
+            match cli.command {
+                Command::Inbox {
+                    action: Some(InboxAction::Show { id }),
+                } => agents::inbox_show(&vault, &id, json),
+                _ => agents::inbox_list(&vault, json),
+            }
+        }
         command => {
             let vault = Arc::new(Vault::open(&location()?)?);
             // Reading needs no index; changing and searching keep it fresh.
             // A change is never blocked by the index (it catches up later).
-            let searching = matches!(command, Command::Search { .. } | Command::Reindex);
+            let searching = matches!(
+                command,
+                Command::Search { .. }
+                    | Command::Reindex
+                    | Command::Update { .. }
+                    | Command::Ask { .. }
+                    | Command::Inbox { .. }
+            );
             let index = match command {
                 Command::Tree { .. } | Command::Read { .. } => None,
                 _ if searching => Some(search::open_index(&vault)?),
@@ -97,6 +117,23 @@ pub fn run(cli: Cli) -> Outcome {
                     Some(index),
                 ) => search::search(&index, &query.join(" "), mode, scope, limit, explain, json),
                 (Command::Reindex, Some(index)) => search::reindex(&index, json),
+                (
+                    Command::Update {
+                        text,
+                        files,
+                        inbox_ref,
+                    },
+                    Some(index),
+                ) => agents::update(&vault, &index, text, &files, inbox_ref, json),
+                (
+                    Command::Inbox {
+                        action: Some(InboxAction::Reply { id, answer }),
+                    },
+                    Some(index),
+                ) => agents::update(&vault, &index, Some(answer.join(" ")), &[], Some(id), json),
+                (Command::Ask { question, mode }, Some(index)) => {
+                    agents::ask(&vault, &index, &question.join(" "), mode, json)
+                }
                 (command, index) => {
                     let outcome = edit_or_read(&vault, command, json);
                     if let Some(index) = index {
@@ -180,7 +217,11 @@ fn edit_or_read(vault: &Vault, command: Command, json: bool) -> Outcome {
         | Command::Status
         | Command::Log { .. }
         | Command::Search { .. }
-        | Command::Reindex => {
+        | Command::Reindex
+        | Command::Update { .. }
+        | Command::Ask { .. }
+        | Command::Inbox { .. }
+        | Command::Prompts { .. } => {
             unreachable!("handled before")
         }
     };
@@ -389,7 +430,7 @@ fn read(vault: &Vault, path: &str, json: bool) -> Outcome {
         .map_err(|e| failure(format!("writing to stdout: {e}"), None))
 }
 
-fn stdin_text() -> Result<String, Failure> {
+pub(crate) fn stdin_text() -> Result<String, Failure> {
     let mut bytes = Vec::new();
     io::stdin()
         .read_to_end(&mut bytes)

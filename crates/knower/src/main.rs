@@ -1,6 +1,7 @@
 //! The `knower` binary: the command line over the Knower crates. It holds no
 //! logic of its own beyond finding the vault and presenting results.
 
+mod agents;
 mod cli;
 mod commands;
 mod search;

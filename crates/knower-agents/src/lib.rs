@@ -1,0 +1,44 @@
+//! Knower's agents (seed 003): the **update agent** ("where does this
+//! information belong?") and the **search agent** ("what does the user need
+//! to know?"), the eight tools they work with, the inbox where ambiguous
+//! updates wait for the user, and the **offline engine** that does both
+//! jobs deterministically when no LLM is configured.
+//!
+//! Start at [`Agents`]: [`Agents::update`] files a [`Payload`],
+//! [`Agents::ask`] answers a question.
+
+mod agents;
+mod context;
+mod error;
+mod inbox;
+mod llm_run;
+mod offline;
+mod payload;
+mod prompts;
+mod settings;
+mod tools;
+
+pub use agents::{Agents, Answer, Engine, OFFLINE, Outcome, Source, UpdateReport};
+pub use error::{Error, Result};
+pub use inbox::{INBOX, InboxItem};
+pub use llm_run::{CallRecord, Stop};
+pub use offline::{Decision, Kind, kind_of, route};
+pub use payload::{Attachment, Payload};
+pub use prompts::{Prompt, PromptSource};
+pub use settings::Settings;
+pub use tools::{ReadTools, ToolSet, WriteTools};
+
+/// The items waiting in a vault's inbox, oldest first (no index needed).
+pub fn inbox_list(vault: &knower_vault::Vault) -> Result<Vec<InboxItem>> {
+    inbox::list(vault)
+}
+
+/// One inbox item.
+pub fn inbox_item(vault: &knower_vault::Vault, id: &str) -> Result<InboxItem> {
+    inbox::load(vault, id)
+}
+
+/// The agents' prompts in effect for a vault.
+pub fn prompts(vault: &knower_vault::Vault) -> Vec<Prompt> {
+    prompts::all(vault)
+}
