@@ -1,0 +1,260 @@
+//! The offline engine end to end on a fixture vault.
+
+mod support;
+
+use knower_agents::{Attachment, Kind, Outcome, Payload};
+use knower_index::Mode;
+use knower_vault::Author;
+use support::{Fixture, block_on};
+
+#[test]
+fn a_note_naming_a_project_lands_in_that_project() {
+    let fx = Fixture::new();
+    let agents = fx.offline();
+    let before = fx.changelog_entries().len();
+    let report =
+        block_on(agents.update(Payload::text("TODO: rotate the Atlas geocoding API keys")))
+            .unwrap();
+    assert_eq!(report.outcome, Outcome::Filed);
+    assert_eq!(report.engine, "offline engine");
+    assert!(report.confidence.unwrap() >= 0.85);
+    assert_eq!(report.changed, ["projects/atlas/tasks.md"]);
+    let tasks = fx.read("projects/atlas/tasks.md");
+    assert!(
+        tasks.contains("# Tasks\n\n- [ ] rotate the Atlas geocoding API keys"),
+        "{tasks}"
+    );
+    let entries = fx.changelog_entries();
+    assert_eq!(
+        entries.len(),
+        before + 1,
+        "exactly one global changelog entry"
+    );
+    assert!(
+        entries[0].contains("offline engine") && entries[0].contains("projects/atlas/tasks.md")
+    );
+    let record = fx
+        .vault
+        .log()
+        .unwrap()
+        .into_iter()
+        .rev()
+        .find(|r| r.actor == "agent:offline")
+        .unwrap();
+    assert!(
+        record.reason.contains("Named in the text: atlas"),
+        "{}",
+        record.reason
+    );
+}
+
+#[test]
+fn content_routes_when_no_project_is_named_and_events_go_to_the_changelog() {
+    let fx = Fixture::new();
+    let agents = fx.offline();
+    let report = block_on(agents.update(Payload::text(
+        "We decided to move the PostGIS tiles database to Postgres 17 next month",
+    )))
+    .unwrap();
+    assert_eq!(report.outcome, Outcome::Filed, "{report:?}");
+    assert_eq!(report.changed, ["projects/atlas/changelog.md"]);
+    assert!(
+        fx.read("projects/atlas/changelog.md")
+            .contains(": We decided to move the PostGIS")
+    );
+}
+
+#[test]
+fn preferences_go_to_the_profile_and_stray_tasks_to_the_global_list() {
+    let fx = Fixture::new();
+    let agents = fx.offline();
+    let r = block_on(agents.update(Payload::text("I prefer short answers with examples"))).unwrap();
+    assert_eq!(r.changed, ["profile.md"]);
+    assert!(
+        fx.read("profile.md")
+            .contains("- I prefer short answers with examples")
+    );
+    let r = block_on(agents.update(Payload::text("Buy a birthday present for Sam"))).unwrap();
+    assert_eq!(r.changed, ["tasks.md"]);
+    assert!(
+        fx.read("tasks.md")
+            .contains("- [ ] Buy a birthday present for Sam")
+    );
+}
+
+#[test]
+fn an_ambiguous_note_waits_in_the_inbox_with_reasoning_and_a_reply_files_it() {
+    let fx = Fixture::new();
+    let agents = fx.offline();
+    let payload = Payload {
+        text: "Atlas or garden? Both need a weekend of work".into(),
+        attachments: vec![Attachment::new("plan.png", b"PNG".to_vec())],
+        ..Payload::default()
+    };
+    let report = block_on(agents.update(payload)).unwrap();
+    assert_eq!(report.outcome, Outcome::Inbox, "{report:?}");
+    let id = report.inbox_id.unwrap();
+    let item = agents.inbox_item(&id).unwrap();
+    assert_eq!(item.text, "Atlas or garden? Both need a weekend of work");
+    assert_eq!(item.options.len(), 2, "{:?}", item.options);
+    assert!(
+        item.review.contains("Several projects are named"),
+        "{}",
+        item.review
+    );
+    assert!(item.review.contains("> Atlas or garden?"));
+    assert_eq!(item.attachments, [format!("inbox/{id}/plan.png")]);
+
+    // An answer the engine cannot read changes nothing.
+    let unclear = Payload {
+        text: "hmm, not sure".into(),
+        inbox_ref: Some(id.clone()),
+        ..Payload::default()
+    };
+    let e = block_on(agents.update(unclear)).unwrap_err();
+    assert!(e.to_string().contains("option number"), "{e}");
+    assert!(agents.inbox_item(&id).is_ok());
+
+    let garden = item
+        .options
+        .iter()
+        .position(|o| o.contains("garden"))
+        .unwrap()
+        + 1;
+    let reply = Payload {
+        text: garden.to_string(),
+        inbox_ref: Some(id.clone()),
+        ..Payload::default()
+    };
+    let report = block_on(agents.update(reply)).unwrap();
+    assert_eq!(report.outcome, Outcome::Resolved);
+    assert!(agents.inbox().unwrap().is_empty(), "the item is gone");
+    let state = fx.read("projects/garden/state.md");
+    assert!(
+        state.contains("Both need a weekend of work")
+            && state.contains("![plan.png](attachments/plan.png)"),
+        "{state}"
+    );
+    assert_eq!(
+        fx.vault
+            .read_bytes("projects/garden/attachments/plan.png")
+            .unwrap(),
+        b"PNG"
+    );
+    assert!(fx.changelog_entries()[0].contains(&format!("inbox item {id}")));
+}
+
+#[test]
+fn an_unmatched_note_goes_to_the_inbox_and_can_be_answered_by_name_or_discarded() {
+    let fx = Fixture::new();
+    let agents = fx.offline();
+    let cases = [
+        (
+            "Quarterly numbers look fine",
+            "the thesis",
+            Some("projects/thesis/state.md"),
+        ),
+        ("Lunch with Sam was nice", "discard", None),
+    ];
+    for (text, answer, expected) in cases {
+        let report = block_on(agents.update(Payload::text(text))).unwrap();
+        assert_eq!(report.outcome, Outcome::Inbox);
+        assert!(report.reasoning.unwrap().contains("No project"));
+        let id = report.inbox_id.unwrap();
+        let reply = Payload {
+            text: answer.into(),
+            inbox_ref: Some(id),
+            ..Payload::default()
+        };
+        let report = block_on(agents.update(reply)).unwrap();
+        match expected {
+            Some(path) => {
+                assert_eq!(report.outcome, Outcome::Resolved);
+                assert!(fx.read(path).contains(text));
+            }
+            None => assert_eq!(report.outcome, Outcome::Discarded),
+        }
+        assert!(agents.inbox().unwrap().is_empty());
+    }
+}
+
+#[test]
+fn inbox_references_and_payloads_are_checked() {
+    let fx = Fixture::new();
+    let agents = fx.offline();
+    for bad in ["../projects", "nope", "a/b", ""] {
+        let p = Payload {
+            text: "1".into(),
+            inbox_ref: Some(bad.into()),
+            ..Payload::default()
+        };
+        assert!(block_on(agents.update(p)).is_err(), "{bad}");
+    }
+    assert!(block_on(agents.update(Payload::text(" \n"))).is_err());
+    let huge = Payload::text("x".repeat(2 << 20));
+    assert!(
+        block_on(agents.update(huge))
+            .unwrap_err()
+            .to_string()
+            .contains("at most")
+    );
+}
+
+#[test]
+fn answers_are_extractive_cite_the_right_file_and_say_when_nothing_matches() {
+    let fx = Fixture::new();
+    let agents = fx.offline();
+    let answer =
+        block_on(agents.ask("Which database does the geocoding API use?", Mode::Fast)).unwrap();
+    assert!(answer.found);
+    assert!(answer.markdown.starts_with("_offline engine"));
+    assert!(
+        answer
+            .sources
+            .iter()
+            .all(|s| s.path.starts_with("projects/atlas/")),
+        "{:?}",
+        answer.sources
+    );
+    assert!(
+        answer
+            .sources
+            .iter()
+            .any(|s| s.path == "projects/atlas/state.md")
+    );
+    assert!(answer.markdown.contains("**projects/atlas/state.md:"));
+    assert!(
+        answer
+            .markdown
+            .contains("> The geocoding API runs on Postgres 16 with PostGIS.")
+    );
+    let none = block_on(agents.ask("xylophone quartet", Mode::Fast)).unwrap();
+    assert!(!none.found);
+    assert!(none.markdown.contains("does not hold anything"));
+}
+
+#[test]
+fn prompts_ship_built_in_and_the_vault_can_override_them() {
+    let fx = Fixture::new();
+    let prompts = knower_agents::prompts(&fx.vault);
+    assert!(
+        prompts
+            .iter()
+            .all(|p| p.source == knower_agents::PromptSource::BuiltIn)
+    );
+    fx.vault
+        .write(
+            "prompts/search.md",
+            "Answer in French.",
+            &Author::new("test", "override"),
+        )
+        .unwrap();
+    let prompts = knower_agents::prompts(&fx.vault);
+    let search = prompts.iter().find(|p| p.name == "search").unwrap();
+    assert_eq!(
+        search.source,
+        knower_agents::PromptSource::Vault("prompts/search.md".into())
+    );
+    assert_eq!(search.text, "Answer in French.");
+    assert_eq!(knower_agents::kind_of("Answer in French."), Kind::Note);
+}

@@ -1,0 +1,109 @@
+//! A fixture vault with three projects, and agents over it.
+
+#![allow(dead_code)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use knower_agents::{Agents, Engine, Settings};
+use knower_index::Index;
+use knower_llm::scripted::ScriptedServer;
+use knower_llm::{Llm, LlmConfig, Protocol};
+use knower_vault::{Author, Vault};
+
+pub struct Fixture {
+    pub dir: tempfile::TempDir,
+    pub vault: Arc<Vault>,
+    pub index: Arc<Index>,
+}
+
+pub const NOTES: &[(&str, &str)] = &[
+    (
+        "projects/atlas/description.md",
+        "# Atlas\n\nAtlas is the mapping service: map tiles, the geocoding API and its Postgres backend.\n",
+    ),
+    (
+        "projects/atlas/state.md",
+        "# State\n\nThe geocoding API runs on Postgres 16 with PostGIS.\nTile rendering moved to the new cluster in October.\n",
+    ),
+    (
+        "projects/garden/description.md",
+        "# Garden\n\nThe vegetable garden behind the house: tomatoes, beans, compost and the watering schedule.\n",
+    ),
+    (
+        "projects/garden/state.md",
+        "# State\n\nTomatoes planted in May; the compost bin is half full.\n",
+    ),
+    (
+        "projects/thesis/description.md",
+        "# Thesis\n\nPhD thesis on sparse retrieval: chapters, experiments, advisor meetings.\n",
+    ),
+];
+
+impl Fixture {
+    pub fn new() -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let author = Author::new("test", "fixture");
+        let (vault, _) = Vault::init(dir.path(), &author).unwrap();
+        for (path, text) in NOTES {
+            vault.write(path, text, &author).unwrap();
+        }
+        let vault = Arc::new(vault);
+        let index = Index::open(vault.clone()).unwrap();
+        index.catch_up(&mut |_, _| {}).unwrap();
+        Fixture { dir, vault, index }
+    }
+
+    pub fn offline(&self) -> Agents {
+        Agents::new(
+            self.vault.clone(),
+            self.index.clone(),
+            Engine::Offline,
+            Settings::default(),
+        )
+    }
+
+    pub fn with_llm(&self, server: &ScriptedServer, settings: Settings, timeout: f64) -> Agents {
+        let provider = match server.protocol() {
+            Protocol::OpenAiChat => "openai-compatible",
+            Protocol::AnthropicMessages => "anthropic",
+        };
+        let file = format!(
+            "[llm]\nprovider = \"{provider}\"\nmodel = \"scripted-model\"\nbase_url = \"{}\"\n\
+             max_retries = 0\ntimeout_secs = {timeout}\n",
+            server.base_url()
+        );
+        let env = |name: &str| (name == "ANTHROPIC_API_KEY").then(|| "test-key".to_string());
+        let config = LlmConfig::resolve(&file, &env).unwrap().unwrap();
+        let llm = Llm::new(config)
+            .unwrap()
+            .with_backoff(Duration::from_millis(10));
+        Agents::new(
+            self.vault.clone(),
+            self.index.clone(),
+            Engine::Llm(Arc::new(llm)),
+            settings,
+        )
+    }
+
+    pub fn read(&self, path: &str) -> String {
+        self.vault.read(path).unwrap_or_default()
+    }
+
+    /// The global changelog's entries (lines starting with `- `).
+    pub fn changelog_entries(&self) -> Vec<String> {
+        self.read("changelog.md")
+            .lines()
+            .filter(|l| l.starts_with("- "))
+            .map(str::to_string)
+            .collect()
+    }
+}
+
+pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(future)
+}
