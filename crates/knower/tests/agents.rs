@@ -1,0 +1,215 @@
+//! `knower update`, `ask`, `inbox` and `prompts` as separate processes:
+//! the offline engine by default, and an LLM configured by KNOWER_LLM
+//! (a scripted server on 127.0.0.1).
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use knower_llm::Protocol;
+use knower_llm::scripted::{ScriptedServer, Step, openai};
+use serde_json::{Value, json};
+
+fn knower(vault: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_knower"))
+        .arg("--vault")
+        .arg(vault)
+        .args(args)
+        .env_remove("KNOWER_VAULT")
+        .env_remove("KNOWER_LLM")
+        .output()
+        .unwrap()
+}
+
+fn ok(vault: &Path, args: &[&str]) -> String {
+    let out = knower(vault, args);
+    assert!(
+        out.status.success(),
+        "knower {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn json(vault: &Path, args: &[&str]) -> Value {
+    let mut all = vec!["--json"];
+    all.extend_from_slice(args);
+    serde_json::from_str(&ok(vault, &all)).unwrap()
+}
+
+fn fixture() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let v = dir.path();
+    ok(v, &["init"]);
+    for (path, text) in [
+        (
+            "projects/atlas/description.md",
+            "# Atlas\n\nThe mapping service: tiles and the geocoding API on Postgres.\n",
+        ),
+        (
+            "projects/garden/description.md",
+            "# Garden\n\nTomatoes, beans, compost and the watering schedule.\n",
+        ),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_knower"))
+            .args(["--vault", v.to_str().unwrap(), "write", path])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .and_then(|mut c| {
+                use std::io::Write;
+                c.stdin.take().unwrap().write_all(text.as_bytes())?;
+                c.wait_with_output()
+            })
+            .unwrap();
+        assert!(out.status.success());
+    }
+    dir
+}
+
+#[test]
+fn offline_update_inbox_reply_and_ask() {
+    let dir = fixture();
+    let v = dir.path();
+
+    let filed = json(
+        v,
+        &["update", "Remember to renew the Atlas TLS certificate"],
+    );
+    assert_eq!(filed["outcome"], "filed");
+    assert_eq!(filed["engine"], "offline engine");
+    assert_eq!(filed["changed"][0], "projects/atlas/tasks.md");
+
+    let waiting = json(
+        v,
+        &["update", "Atlas or garden: which one first this weekend?"],
+    );
+    assert_eq!(waiting["outcome"], "inbox");
+    let id = waiting["inbox_id"].as_str().unwrap().to_string();
+    let listing = ok(v, &["inbox"]);
+    assert!(
+        listing.contains("1 item waiting") && listing.contains(&id),
+        "{listing}"
+    );
+    let review = ok(v, &["inbox", "show", &id]);
+    assert!(
+        review.contains("## Why it is here") && review.contains("Several projects are named"),
+        "{review}"
+    );
+
+    let out = knower(v, &["inbox", "reply", &id, "no idea"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("option number"));
+
+    let resolved = json(v, &["inbox", "reply", &id, "garden"]);
+    assert_eq!(resolved["outcome"], "resolved");
+    assert!(ok(v, &["inbox"]).contains("the inbox is empty"));
+    assert!(
+        std::fs::read_to_string(v.join("projects/garden/state.md"))
+            .unwrap()
+            .contains("which one first this weekend?")
+    );
+    assert!(!v.join("inbox").join(&id).exists());
+
+    let answer = json(v, &["ask", "When does the TLS certificate need renewing?"]);
+    assert_eq!(answer["engine"], "offline engine");
+    assert_eq!(answer["sources"][0]["path"], "projects/atlas/tasks.md");
+    let text = ok(v, &["ask", "TLS certificate"]);
+    assert!(
+        text.starts_with("_offline engine") && text.contains("projects/atlas/tasks.md:"),
+        "{text}"
+    );
+
+    let prompts = ok(v, &["prompts"]);
+    assert!(
+        prompts.contains("update") && prompts.contains("built in"),
+        "{prompts}"
+    );
+    assert!(ok(v, &["prompts", "search"]).contains("search agent"));
+}
+
+#[test]
+fn an_attached_file_is_stored_and_linked() {
+    let dir = fixture();
+    let v = dir.path();
+    let image = dir
+        .path()
+        .join("..")
+        .join(format!("snap-{}.png", std::process::id()));
+    std::fs::write(&image, b"\x89PNG\r\n").unwrap();
+    let filed = json(
+        v,
+        &[
+            "update",
+            "Garden: the new compost bin",
+            "--file",
+            image.to_str().unwrap(),
+        ],
+    );
+    std::fs::remove_file(&image).unwrap();
+    assert_eq!(filed["outcome"], "filed", "{filed}");
+    let name = image.file_name().unwrap().to_str().unwrap();
+    assert_eq!(
+        std::fs::read(v.join("projects/garden/attachments").join(name)).unwrap(),
+        b"\x89PNG\r\n"
+    );
+    let state = std::fs::read_to_string(v.join("projects/garden/state.md")).unwrap();
+    assert!(
+        state.contains(&format!("![{name}](attachments/{name})")),
+        "{state}"
+    );
+}
+
+#[test]
+fn knower_llm_selects_the_model_and_a_bad_setting_is_a_clear_error() {
+    let dir = fixture();
+    let v = dir.path();
+    let server = ScriptedServer::start(
+        Protocol::OpenAiChat,
+        vec![
+            Step::json(openai::tool_calls(&[(
+                "c1",
+                "append",
+                json!({"path": "projects/atlas/state.md", "content": "Tiles now render in 40 ms.", "reason": "atlas performance"}),
+            )])),
+            Step::json(openai::text(
+                &json!({"outcome": "filed", "summary": "noted tile speed in Atlas"}).to_string(),
+            )),
+        ],
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_knower"))
+        .args([
+            "--vault",
+            v.to_str().unwrap(),
+            "--json",
+            "update",
+            "Tiles now render in 40 ms",
+        ])
+        .env("KNOWER_LLM", "openai-compatible:scripted-model")
+        .env("KNOWER_LLM_BASE_URL", server.base_url())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["engine"], "openai-compatible:scripted-model");
+    assert_eq!(report["usage"]["calls"], 2);
+    assert!(
+        std::fs::read_to_string(v.join("projects/atlas/state.md"))
+            .unwrap()
+            .contains("40 ms")
+    );
+
+    let out = Command::new(env!("CARGO_BIN_EXE_knower"))
+        .args(["--vault", v.to_str().unwrap(), "update", "x"])
+        .env("KNOWER_LLM", "openai:gpt-4o")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("KNOWER_LLM_API_KEY")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("OPENAI_API_KEY"), "{err}");
+}
