@@ -49,6 +49,10 @@ pub struct Run {
     pub changed: Vec<String>,
 }
 
+/// Judges a final answer given the paths changed so far; the error is the
+/// message the model gets to correct it.
+pub type Check<'a> = &'a dyn Fn(&str, &[String]) -> Result<(), String>;
+
 /// Runs the conversation. `check` judges a final answer given the paths
 /// changed so far; its error is the message the model gets to correct it.
 pub async fn run(
@@ -57,7 +61,7 @@ pub async fn run(
     user: ChatMessage,
     tools: &mut dyn ToolSet,
     bounds: Bounds,
-    check: &dyn Fn(&str, &[String]) -> Result<(), String>,
+    check: Check<'_>,
 ) -> Run {
     let mut request = ChatRequest::from_system(system)
         .append_message(user)

@@ -4,6 +4,7 @@
 //! machines are noisy: compare the ratios, not the absolute numbers.
 //!
 //!     cargo run --release -p knower-bench -- vault [--files N] [--writes N] [--dir PATH]
+//!     cargo run --release -p knower-bench -- agents [--notes N] [--updates N] [--verbose]
 //!     cargo run --release -p knower-bench -- search [--only quality|speed] [--sweep]
 //!         [--modes fast,vector,deep] [--chunk-chars N] [--files N] [--queries N] [--embed N]
 //!         [--questions N] [--embed N] [--data PATH] [--dir PATH]
@@ -11,6 +12,7 @@
 //! `search` needs the embedding model: KNOWER_MODEL=folder, or the Hugging
 //! Face cache. Its data is read from ../shared/bench (or --data).
 
+mod agents;
 mod search_quality;
 mod search_speed;
 mod vault;
@@ -23,7 +25,8 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("vault") => vault::run(&args[1..]),
         Some("search") => search(&args[1..]),
-        _ => Err("usage: knower-bench vault [--files N] [--writes N] [--dir PATH]\n       knower-bench search [--only quality|speed] [--sweep] [--modes fast,vector,deep] [--chunk-chars N] [--files N] [--queries N] [--embed N] [--questions N] [--data PATH] [--dir PATH]".to_string()),
+        Some("agents") => agents::run(&args[1..]),
+        _ => Err("usage: knower-bench vault [--files N] [--writes N] [--dir PATH]\n       knower-bench agents [--notes N] [--updates N] [--verbose]\n       knower-bench search [--only quality|speed] [--sweep] [--modes fast,vector,deep] [--chunk-chars N] [--files N] [--queries N] [--embed N] [--questions N] [--data PATH] [--dir PATH]".to_string()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -686,3 +686,29 @@ fn the_watcher_stamps_external_edits_without_retriggering() {
         .collect();
     assert_eq!(external.len(), 1, "{external:?}");
 }
+
+#[test]
+fn binary_files_are_stored_as_given_journaled_and_undoable() {
+    let (dir, vault) = new_vault();
+    let png = b"\x89PNG\r\n\x1a\n\x00\xff".to_vec();
+    let record = vault
+        .write_bytes("bucket/shot.png", &png, &me())
+        .unwrap()
+        .unwrap();
+    assert_eq!(fs::read(dir.path().join("bucket/shot.png")).unwrap(), png);
+    assert_eq!(vault.read_bytes("bucket/shot.png").unwrap(), png);
+    assert!(
+        vault
+            .write_bytes("bucket/shot.png", &png, &me())
+            .unwrap()
+            .is_none(),
+        "same bytes: no change"
+    );
+    // Markdown goes through the text path (frontmatter), and must be text.
+    assert!(vault.write_bytes("notes/a.md", b"\xff\xfe", &me()).is_err());
+    vault.write_bytes("notes/b.md", b"# B\n", &me()).unwrap();
+    assert!(disk(&dir, "notes/b.md").starts_with("---\n"));
+    assert!(vault.write_bytes("../out.png", &png, &me()).is_err());
+    vault.undo(record.id, &me(), false).unwrap();
+    assert!(!dir.path().join("bucket/shot.png").exists());
+}

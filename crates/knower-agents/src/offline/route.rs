@@ -32,7 +32,7 @@ use crate::error::Result;
 use crate::inbox::Choice;
 
 /// A project's content score must reach this to be chosen without being named.
-pub const MIN_SCORE: f32 = 6.0;
+pub const MIN_SCORE: f32 = 3.0;
 /// …and be this many times the runner-up's.
 pub const MIN_RATIO: f32 = 1.5;
 
@@ -108,7 +108,37 @@ const TASK_STARTS: &[&str] = &[
     "plan ",
     "pick up",
     "return ",
+    "run ",
+    "choose ",
+    "turn ",
+    "try ",
+    "find ",
+    "get ",
+    "make ",
+    "move ",
+    "update ",
+    "test ",
+    "add ",
+    "remove ",
+    "install ",
+    "print ",
+    "read ",
+    "draft ",
+    "contact ",
+    "visit ",
+    "confirm ",
+    "arrange ",
+    "collect ",
+    "repair ",
+    "replace ",
+    "paint ",
+    "water ",
+    "plant ",
+    "sign ",
+    "register ",
 ];
+/// Said of the user directly: a preference even when a task word starts it.
+const ABOUT_ME: &[&str] = &["call me ", "my name is", "i am called"];
 const EVENT_WORDS: &[&str] = &[
     "decided",
     "decision",
@@ -132,6 +162,18 @@ const EVENT_WORDS: &[&str] = &[
     "closed the",
     "migrated",
     "switched to",
+    "booked",
+    "bought",
+    "ordered",
+    "paid",
+    "harvested",
+    "planted",
+    "delivered",
+    "published",
+    "submitted",
+    "received",
+    "cancelled",
+    "canceled",
 ];
 const PREFERENCE_WORDS: &[&str] = &[
     "i prefer",
@@ -172,7 +214,9 @@ pub fn kind_of(text: &str) -> Kind {
     } else {
         first
     };
-    if TASK_STARTS.iter().any(|s| first.starts_with(s)) {
+    if ABOUT_ME.iter().any(|s| first.starts_with(s)) {
+        Kind::Preference
+    } else if TASK_STARTS.iter().any(|s| first.starts_with(s)) {
         Kind::Task
     } else if EVENT_WORDS.iter().any(|w| contains_words(&lower, w)) {
         Kind::Event
