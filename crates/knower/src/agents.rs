@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use knower_agents::{Agents, Attachment, Outcome as UpdateOutcome, Payload, PromptSource};
-use knower_index::{Index, Mode};
+use knower_index::Index;
 use knower_vault::{Vault, frontmatter};
 
 use crate::cli::ModeArg;
@@ -117,17 +117,7 @@ pub fn ask(
     mode: ModeArg,
     json: bool,
 ) -> Outcome {
-    let mode = match mode {
-        ModeArg::Fast => Mode::Fast,
-        ModeArg::Deep => Mode::Deep,
-        ModeArg::Vector => Mode::Vector,
-    };
-    if mode != Mode::Fast && index.load_model().is_ok() {
-        index.embed_pending(&mut crate::commands::progress_bar(
-            "embedding new passages",
-            json,
-        ))?;
-    }
+    let mode = crate::search::prepare(index, mode, json)?;
     let agents = open(vault, index)?;
     let answer = block_on(agents.ask(question, mode))?;
     if json {

@@ -35,6 +35,21 @@ pub fn warn_problems(index: &Index) {
     }
 }
 
+/// The search mode asked for; for a mode that uses vectors, the passages
+/// written since the last embedding pass get theirs first, so the search
+/// sees the vault as it is.
+pub fn prepare(index: &Index, mode: ModeArg, json: bool) -> Result<Mode, Failure> {
+    let mode = match mode {
+        ModeArg::Fast => Mode::Fast,
+        ModeArg::Deep => Mode::Deep,
+        ModeArg::Vector => Mode::Vector,
+    };
+    if mode != Mode::Fast && index.load_model().is_ok() {
+        index.embed_pending(&mut progress_bar("embedding new passages", json))?;
+    }
+    Ok(mode)
+}
+
 pub fn search(
     index: &Index,
     query: &str,
@@ -44,16 +59,7 @@ pub fn search(
     explain: bool,
     json: bool,
 ) -> Outcome {
-    let mode = match mode {
-        ModeArg::Fast => Mode::Fast,
-        ModeArg::Deep => Mode::Deep,
-        ModeArg::Vector => Mode::Vector,
-    };
-    if mode != Mode::Fast && index.load_model().is_ok() {
-        // Passages written since the last embedding pass get their vectors
-        // first, so deep search sees the vault as it is.
-        index.embed_pending(&mut progress_bar("embedding new passages", json))?;
-    }
+    let mode = prepare(index, mode, json)?;
     let options = SearchOptions { mode, scope, limit };
     let mut results = index.search(query, &options)?;
     if let Some(notice) = &results.notice {
