@@ -310,7 +310,7 @@ impl Agents {
         let mut changed = vec![destination.clone()];
         let mut links = Vec::new();
         for attachment in &payload.attachments {
-            let path = format!("{store}/{}", attachment.name);
+            let path = self.free_path(&store, &attachment.name, &attachment.bytes);
             self.vault.write_bytes(&path, &attachment.bytes, author)?;
             let relative = match &folder {
                 Some(folder) => path[folder.as_str().len() + 1..].to_string(),
@@ -369,7 +369,8 @@ impl Agents {
         }
         let mut stored = Vec::new();
         for attachment in &original.attachments {
-            let path = format!("bucket/attachments/{}-{}", today(), attachment.name);
+            let name = format!("{}-{}", today(), attachment.name);
+            let path = self.free_path("bucket/attachments", &name, &attachment.bytes);
             self.vault.write_bytes(&path, &attachment.bytes, &author)?;
             stored.push((path, attachment));
         }
@@ -621,6 +622,25 @@ impl Agents {
 
     // ---- shared ---------------------------------------------------------
 
+    /// `folder/name`, or `folder/name-2.ext`… when another file already
+    /// holds that name: an attachment never replaces a different one.
+    fn free_path(&self, folder: &str, name: &str, bytes: &[u8]) -> String {
+        let (stem, ext) = match name.rsplit_once('.') {
+            Some((stem, ext)) if !stem.is_empty() => (stem, format!(".{ext}")),
+            _ => (name, String::new()),
+        };
+        let mut path = format!("{folder}/{name}");
+        let mut n = 2;
+        while let Ok(existing) = self.vault.read_bytes(&path) {
+            if existing == bytes {
+                break;
+            }
+            path = format!("{folder}/{stem}-{n}{ext}");
+            n += 1;
+        }
+        path
+    }
+
     fn report(&self, id: &str, outcome: Outcome) -> UpdateReport {
         UpdateReport {
             id: id.to_string(),
@@ -684,6 +704,9 @@ fn check_citations(vault: &Vault, text: &str) -> Result<Vec<Source>, String> {
             .map(|(i, _)| i)
             .unwrap_or(at);
         let path = &text[start..at + 3];
+        if path == ".md" {
+            continue;
+        }
         let rest = &text[at + 4..];
         let digits = |s: &str| {
             s.chars()

@@ -258,3 +258,33 @@ fn prompts_ship_built_in_and_the_vault_can_override_them() {
     assert_eq!(search.text, "Answer in French.");
     assert_eq!(knower_agents::kind_of("Answer in French."), Kind::Note);
 }
+
+#[test]
+fn an_attachment_never_replaces_another_of_the_same_name() {
+    let fx = Fixture::new();
+    let agents = fx.offline();
+    for bytes in [b"first".to_vec(), b"second".to_vec()] {
+        let payload = Payload {
+            text: "Garden: photo of the raised beds".into(),
+            attachments: vec![Attachment::new("beds.jpg", bytes)],
+            ..Payload::default()
+        };
+        block_on(agents.update(payload)).unwrap();
+    }
+    assert_eq!(
+        fx.vault
+            .read_bytes("projects/garden/attachments/beds.jpg")
+            .unwrap(),
+        b"first"
+    );
+    assert_eq!(
+        fx.vault
+            .read_bytes("projects/garden/attachments/beds-2.jpg")
+            .unwrap(),
+        b"second"
+    );
+    assert!(
+        fx.read("projects/garden/state.md")
+            .contains("![beds.jpg](attachments/beds-2.jpg)")
+    );
+}
