@@ -18,6 +18,7 @@ use crate::offline::{self, Answered, Kind};
 use crate::payload::{Attachment, Payload};
 use crate::prompts::{self, Prompt};
 use crate::settings::Settings;
+use crate::text::{one_line, slug};
 use crate::tools::{ReadTools, WriteTools};
 
 /// How the offline engine names itself in every output.
@@ -769,22 +770,6 @@ fn task_item(text: &str, links: &str) -> String {
         out.push_str(&format!("  {}\n", line.trim()));
     }
     out
-}
-
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-fn slug(text: &str) -> String {
-    let mut out = String::new();
-    for c in text.chars().flat_map(char::to_lowercase) {
-        if c.is_alphanumeric() {
-            out.push(c);
-        } else if !out.ends_with('-') {
-            out.push('-');
-        }
-    }
-    out.trim_matches('-').to_string()
 }
 
 fn today() -> String {

@@ -73,8 +73,8 @@ fn tree(vault: &Vault) -> String {
 }
 
 fn cut(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((i, _)) => format!("{}\n[… cut; read the file for the rest]", &text[..i]),
+    match crate::text::cut(text, max) {
+        Some(start) => format!("{start}\n[… cut; read the file for the rest]"),
         None => text.to_string(),
     }
 }

@@ -122,15 +122,7 @@ fn render_review(
 
 /// A folder name from the date and the first words, unique in the inbox.
 fn new_id(vault: &Vault, day: &str, headline: &str) -> Result<String> {
-    let mut slug = String::new();
-    for c in headline.chars().flat_map(char::to_lowercase) {
-        if c.is_alphanumeric() {
-            slug.push(c);
-        } else if !slug.ends_with('-') {
-            slug.push('-');
-        }
-    }
-    let slug: String = slug.trim_matches('-').chars().take(40).collect();
+    let slug: String = crate::text::slug(headline).chars().take(40).collect();
     let slug = slug.trim_end_matches('-');
     let base = if slug.is_empty() {
         day.to_string()

@@ -16,6 +16,7 @@ mod offline;
 mod payload;
 mod prompts;
 mod settings;
+mod text;
 mod tools;
 
 pub use agents::{Agents, Answer, Engine, OFFLINE, Outcome, Source, UpdateReport};

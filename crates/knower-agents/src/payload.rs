@@ -109,7 +109,7 @@ impl Payload {
 
     /// The first words, for changelog entries and titles.
     pub fn headline(&self, max_chars: usize) -> String {
-        let flat = self.text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let flat = crate::text::one_line(&self.text);
         let flat = if flat.is_empty() {
             self.attachments
                 .iter()
@@ -119,10 +119,7 @@ impl Payload {
         } else {
             flat
         };
-        match flat.char_indices().nth(max_chars) {
-            Some((i, _)) => format!("{}…", flat[..i].trim_end()),
-            None => flat,
-        }
+        crate::text::ellipsis(&flat, max_chars)
     }
 }
 

@@ -356,10 +356,9 @@ fn display(path: &str) -> &str {
 }
 
 fn clip(text: String) -> String {
-    match text.char_indices().nth(MAX_OUTPUT_CHARS) {
-        Some((i, _)) => format!(
-            "{}\n[cut at {MAX_OUTPUT_CHARS} characters of {}]",
-            &text[..i],
+    match crate::text::cut(&text, MAX_OUTPUT_CHARS) {
+        Some(start) => format!(
+            "{start}\n[cut at {MAX_OUTPUT_CHARS} characters of {}]",
             text.chars().count()
         ),
         None => text,

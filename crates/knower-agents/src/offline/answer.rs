@@ -6,6 +6,7 @@ use knower_index::{Index, Mode, SearchOptions};
 
 use crate::agents::{Answer, OFFLINE, Source};
 use crate::error::Result;
+use crate::text::ellipsis;
 
 /// Passages shown at most.
 const PASSAGES: usize = 6;
@@ -66,7 +67,7 @@ pub fn answer(index: &Index, question: &str, mode: Mode) -> Result<Answer> {
                 format!(" — {}", hit.heading)
             };
             markdown.push_str(&format!("**{citation}**{heading}\n\n"));
-            for line in clip(hit.text.trim(), PASSAGE_CHARS).lines() {
+            for line in ellipsis(hit.text.trim(), PASSAGE_CHARS).lines() {
                 markdown.push_str(&format!("> {line}\n"));
             }
             markdown.push('\n');
@@ -84,11 +85,4 @@ pub fn answer(index: &Index, question: &str, mode: Mode) -> Result<Answer> {
         found: true,
         usage: None,
     })
-}
-
-fn clip(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((i, _)) => format!("{}…", text[..i].trim_end()),
-        None => text.to_string(),
-    }
 }

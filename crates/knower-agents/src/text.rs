@@ -1,0 +1,33 @@
+//! Small text helpers shared by the agents: cutting to a length, flattening
+//! to one line, and slugs for file and folder names.
+
+/// The first `max` characters of `text`, when it is longer.
+pub fn cut(text: &str, max: usize) -> Option<&str> {
+    text.char_indices().nth(max).map(|(i, _)| &text[..i])
+}
+
+/// `text` shortened to `max` characters with `…`, when it is longer.
+pub fn ellipsis(text: &str, max: usize) -> String {
+    match cut(text, max) {
+        Some(start) => format!("{}…", start.trim_end()),
+        None => text.to_string(),
+    }
+}
+
+/// The words of `text` on one line.
+pub fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Lower-case letters and digits, runs of anything else as one `-`.
+pub fn slug(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars().flat_map(char::to_lowercase) {
+        if c.is_alphanumeric() {
+            out.push(c);
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    out.trim_matches('-').to_string()
+}
