@@ -17,6 +17,7 @@ use crate::llm_run::{self, Bounds, CallRecord, Stop};
 use crate::offline::{self, Answered, Kind};
 use crate::payload::{Attachment, Payload};
 use crate::prompts::{self, Prompt};
+use crate::recovery::{CHANGELOG, author_of};
 use crate::settings::Settings;
 use crate::text::{one_line, slug};
 use crate::tools::{ReadTools, WriteTools};
@@ -24,7 +25,6 @@ use crate::tools::{ReadTools, WriteTools};
 /// How the offline engine names itself in every output.
 pub const OFFLINE: &str = "offline engine";
 const CONFIG_FILE: &str = "knower.toml";
-const CHANGELOG: &str = "changelog.md";
 
 pub enum Engine {
     Offline,
@@ -180,12 +180,31 @@ impl Agents {
 
     /// Answers a question from the vault.
     pub async fn ask(&self, question: &str, mode: Mode) -> Result<Answer> {
+        self.ask_within(question, mode, None).await
+    }
+
+    /// Answers a question from one part of the vault: `project:NAME` or a
+    /// folder (or file).
+    pub async fn ask_within(
+        &self,
+        question: &str,
+        mode: Mode,
+        scope: Option<&str>,
+    ) -> Result<Answer> {
         if question.trim().is_empty() {
             return Err(Error::Invalid("the question is empty".into()));
         }
         match &self.engine {
-            Engine::Offline => offline::answer(&self.index, question, mode),
-            Engine::Llm(llm) => self.llm_ask(llm, question).await,
+            Engine::Offline => offline::answer(&self.index, question, mode, scope),
+            Engine::Llm(llm) => {
+                let question = match scope {
+                    Some(scope) => format!(
+                        "{question}\n\n(Answer from `{scope}` only: pass it as the search tool's `scope`.)"
+                    ),
+                    None => question.to_string(),
+                };
+                self.llm_ask(llm, &question).await
+            }
         }
     }
 
@@ -196,7 +215,7 @@ impl Agents {
         let mut report = self.report(id, Outcome::Filed);
         report.confidence = Some(decision.confidence);
         report.reasoning = Some(decision.reasoning.clone());
-        let author = Author::new("agent:offline", format!("{id}: {}", decision.reasoning));
+        let author = author_of("agent:offline", id, &decision.reasoning);
         match &decision.destination {
             Some(destination) => {
                 report.changed = self.file(destination, decision.kind, payload, &author)?;
@@ -247,10 +266,11 @@ impl Agents {
                     item.options.len() + 1
                 ))
             })?;
-        let author = Author::new(
+        let author = author_of(
             "agent:offline",
-            format!(
-                "{id}: answer to inbox item {}: “{}”",
+            id,
+            &format!(
+                "answer to inbox item {}: “{}”",
                 item.id,
                 payload.headline(60)
             ),
@@ -361,7 +381,7 @@ impl Agents {
         payload: &Payload,
         item: Option<InboxItem>,
     ) -> Result<UpdateReport> {
-        let author = Author::new("agent", format!("{id}: attachments of the update"));
+        let author = author_of("agent", id, "attachments of the update");
         // Attachments are stored before the run, so that nothing that arrived
         // depends on the model; the agent moves them where they belong.
         let mut original = payload.clone();
@@ -403,6 +423,7 @@ impl Agents {
         let mut tools = WriteTools::new(
             ReadTools::new(self.vault.clone(), self.index.clone()),
             "agent",
+            id,
         );
         let bounds = Bounds {
             max_steps: self.settings.max_steps,
@@ -446,9 +467,10 @@ impl Agents {
                 report.summary = format!("{} ({tokens})", f.summary.trim());
                 report.reasoning = Some(f.reasoning).filter(|r| !r.is_empty());
                 if let Some(item) = item {
-                    let author = Author::new(
+                    let author = author_of(
                         "agent",
-                        format!("{id}: inbox item {} answered and filed", item.id),
+                        id,
+                        &format!("inbox item {} answered and filed", item.id),
                     );
                     self.vault.delete(&item.folder, &author)?;
                     report.changed.push(item.folder);
@@ -509,7 +531,7 @@ impl Agents {
                 }
             }
         }
-        let author = Author::new("agent", format!("{id}: {}", report.summary));
+        let author = author_of("agent", id, &report.summary);
         self.log_to_changelog(&report, &author)?;
         Ok(report)
     }
@@ -525,7 +547,7 @@ impl Agents {
         choices: &[Choice],
         item: Option<InboxItem>,
     ) -> Result<()> {
-        let author = Author::new("agent", format!("{}: {}", report.id, reasoning));
+        let author = author_of("agent", &report.id, reasoning);
         report.outcome = Outcome::Inbox;
         let inbox_id = match item {
             Some(item) => {

@@ -15,6 +15,7 @@ mod llm_run;
 mod offline;
 mod payload;
 mod prompts;
+mod recovery;
 mod settings;
 mod text;
 mod tools;
@@ -26,6 +27,7 @@ pub use llm_run::{CallRecord, Stop};
 pub use offline::{Decision, Kind, kind_of, route};
 pub use payload::{Attachment, Payload};
 pub use prompts::{Prompt, PromptSource};
+pub use recovery::{Resume, resume};
 pub use settings::Settings;
 pub use tools::{ReadTools, ToolSet, WriteTools};
 

@@ -183,14 +183,18 @@ impl ToolSet for ReadTools {
 pub struct WriteTools {
     read: ReadTools,
     actor: String,
+    update_id: String,
 }
 
 impl WriteTools {
-    /// `actor` names the agent in the journal (`agent`, `agent:offline`…).
-    pub fn new(read: ReadTools, actor: &str) -> WriteTools {
+    /// `actor` names the agent in the journal (`agent`, `agent:offline`…);
+    /// each change's reason starts with `update_id`, as every change of an
+    /// update does (see [`crate::recovery`]).
+    pub fn new(read: ReadTools, actor: &str, update_id: &str) -> WriteTools {
         WriteTools {
             read,
             actor: actor.to_string(),
+            update_id: update_id.to_string(),
         }
     }
 
@@ -199,7 +203,11 @@ impl WriteTools {
         if reason.is_empty() {
             return Err("`reason` must say why the change is made".into());
         }
-        Ok(Author::new(&self.actor, reason))
+        Ok(crate::recovery::author_of(
+            &self.actor,
+            &self.update_id,
+            reason,
+        ))
     }
 
     /// Paths the agent may change: not the global changelog (Knower writes

@@ -59,11 +59,7 @@ const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
 
 impl Llm {
     pub fn new(config: LlmConfig) -> Result<Llm> {
-        static CRYPTO: Once = Once::new();
-        // reqwest is built without a default TLS provider (see Cargo.toml).
-        CRYPTO.call_once(|| {
-            let _ = rustls::crypto::ring::default_provider().install_default();
-        });
+        install_tls_provider();
         let web = WebConfig::default()
             .with_timeout(config.timeout)
             .with_connect_timeout(config.timeout.min(Duration::from_secs(10)));
@@ -230,4 +226,14 @@ fn clip(text: &str, max: usize) -> String {
         Some((i, _)) => format!("{}…", &text[..i]),
         None => text.to_string(),
     }
+}
+
+/// Installs the TLS provider (ring) of every HTTP client in the process:
+/// reqwest is built without a default one (see Cargo.toml), so any
+/// `reqwest::Client` of the program needs this to be called first.
+pub fn install_tls_provider() {
+    static CRYPTO: Once = Once::new();
+    CRYPTO.call_once(|| {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
 }

@@ -10,6 +10,7 @@ use knower_vault::{Vault, frontmatter};
 
 use crate::cli::ModeArg;
 use crate::commands::{Failure, Outcome, failure, print_json, stdin_text};
+use crate::server::Remote;
 
 impl From<knower_agents::Error> for Failure {
     fn from(e: knower_agents::Error) -> Failure {
@@ -28,7 +29,7 @@ fn open(vault: &Arc<Vault>, index: &Arc<Index>) -> Result<Agents, Failure> {
     Ok(Agents::open(vault.clone(), index.clone())?)
 }
 
-fn block_on<F: std::future::Future>(future: F) -> F::Output {
+pub(crate) fn block_on<F: std::future::Future>(future: F) -> F::Output {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -36,14 +37,11 @@ fn block_on<F: std::future::Future>(future: F) -> F::Output {
         .block_on(future)
 }
 
-pub fn update(
-    vault: &Arc<Vault>,
-    index: &Arc<Index>,
+/// The text (from the argument or standard input) and files of an update.
+fn read_update(
     text: Option<String>,
     files: &[PathBuf],
-    inbox_ref: Option<String>,
-    json: bool,
-) -> Outcome {
+) -> Result<(String, Vec<Attachment>), Failure> {
     let text = match text {
         Some(t) if t != "-" => t,
         _ => stdin_text()?,
@@ -58,6 +56,53 @@ pub fn update(
             bytes,
         ));
     }
+    Ok((text, attachments))
+}
+
+/// An update sent to the server running on the vault, so that it joins
+/// the queue instead of racing it; waits for it unless `no_wait`.
+pub fn update_remote(
+    remote: &Remote,
+    text: Option<String>,
+    files: &[PathBuf],
+    inbox_ref: Option<String>,
+    no_wait: bool,
+    json: bool,
+) -> Outcome {
+    let (text, attachments) = read_update(text, files)?;
+    let id = remote.submit(text, inbox_ref, attachments)?;
+    if no_wait {
+        if json {
+            return print_json(&serde_json::json!({"status": "accepted", "id": id}));
+        }
+        println!("{id} is queued on the server at {}", remote.url());
+        println!("  follow it with `knower updates show {id}`");
+        return Ok(());
+    }
+    let update = remote.wait(&id)?;
+    if json {
+        print_json(&update)?;
+    } else {
+        crate::server::print_update(&update);
+    }
+    match update.state {
+        knower_server::State::Failed => Err(failure(
+            update.error.unwrap_or_else(|| "the update failed".into()),
+            Some(&format!("its text is kept: `knower updates retry {id}`")),
+        )),
+        _ => Ok(()),
+    }
+}
+
+pub fn update(
+    vault: &Arc<Vault>,
+    index: &Arc<Index>,
+    text: Option<String>,
+    files: &[PathBuf],
+    inbox_ref: Option<String>,
+    json: bool,
+) -> Outcome {
+    let (text, attachments) = read_update(text, files)?;
     let agents = open(vault, index)?;
     let payload = Payload {
         id: None,
@@ -115,11 +160,12 @@ pub fn ask(
     index: &Arc<Index>,
     question: &str,
     mode: ModeArg,
+    scope: Option<String>,
     json: bool,
 ) -> Outcome {
     let mode = crate::search::prepare(index, mode, json)?;
     let agents = open(vault, index)?;
-    let answer = block_on(agents.ask(question, mode))?;
+    let answer = block_on(agents.ask_within(question, mode, scope.as_deref()))?;
     if json {
         return print_json(&answer);
     }

@@ -1,5 +1,6 @@
 //! The command line, as clap reads it.
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -34,6 +35,31 @@ pub enum Command {
     ///
     /// Creates the vault first if it does not exist. Runs until interrupted.
     Watch,
+    /// Run the server in the foreground: HTTP API, live events, the update queue and the watcher.
+    ///
+    /// Creates the vault first if it does not exist. Ctrl-C stops it; an
+    /// update still queued runs at the next start.
+    Serve {
+        #[command(flatten)]
+        listen: Listen,
+    },
+    /// Start the server in the background (pid and log under the vault's .knower/).
+    Start {
+        #[command(flatten)]
+        listen: Listen,
+    },
+    /// Stop the background server (the running update is finished or resumed at the next start).
+    Stop,
+    /// Print the vault's folder, and open it in the desktop's file manager when there is one.
+    Vault,
+    /// List the updates sent to the server and their states, show one, or retry a failed one.
+    Updates {
+        #[command(subcommand)]
+        action: Option<UpdatesAction>,
+        /// How many updates to list.
+        #[arg(long, short = 'n', default_value_t = 20)]
+        limit: usize,
+    },
     /// Show the file tree with token counts.
     Tree {
         /// A folder or file inside the vault.
@@ -143,6 +169,9 @@ pub enum Command {
         /// Answer this inbox item with TEXT (as `knower inbox reply` does).
         #[arg(long, value_name = "ID")]
         inbox_ref: Option<String>,
+        /// With a server running: print the update's id once it is queued, without waiting.
+        #[arg(long)]
+        no_wait: bool,
     },
     /// Ask a question: the search agent answers from the vault, citing `path:line`.
     Ask {
@@ -151,6 +180,9 @@ pub enum Command {
         /// How the offline engine searches (an LLM chooses for itself).
         #[arg(long, value_enum, default_value_t = ModeArg::Fast)]
         mode: ModeArg,
+        /// project:NAME or a folder (or file) of the vault.
+        #[arg(long)]
+        scope: Option<String>,
     },
     /// List the items waiting for your answer, show one, or answer it.
     Inbox {
@@ -174,6 +206,22 @@ pub enum InboxAction {
         #[arg(required = true, num_args = 1.., value_name = "ANSWER")]
         answer: Vec<String>,
     },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum UpdatesAction {
+    /// Show one update: its state, summary, changed files or error.
+    Show { id: String },
+    /// Queue a failed update again (its text and files were kept).
+    Retry { id: String },
+}
+
+/// Where the server listens.
+#[derive(Args, Debug)]
+pub struct Listen {
+    /// The address to listen on; off loopback, KNOWER_TOKEN must be set.
+    #[arg(long, env = "KNOWER_ADDR", default_value = knower_server::DEFAULT_ADDR)]
+    pub addr: SocketAddr,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug)]

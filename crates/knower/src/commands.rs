@@ -15,6 +15,7 @@ use serde::Serialize;
 use crate::agents;
 use crate::cli::{Cli, Command, InboxAction, Why};
 use crate::search;
+use crate::server::{self, Remote};
 
 /// A failed command: one line of explanation and possibly what to do.
 #[derive(Debug)]
@@ -59,6 +60,24 @@ pub fn run(cli: Cli) -> Outcome {
     match cli.command {
         Command::Init { path } => init(&path.map_or_else(location, Ok)?, json),
         Command::Watch => watch(&location()?, json),
+        Command::Serve { listen } => {
+            let vault = Arc::new(open_or_create(&location()?, "knower serve", json)?);
+            let report = vault.rescan_with(&mut progress_bar(
+                "processing files changed outside Knower",
+                json,
+            ))?;
+            announce_rescan(&report, json);
+            server::serve(vault, listen.addr, json)
+        }
+        Command::Start { listen } => {
+            let vault = open_or_create(&location()?, "knower start", json)?;
+            server::start(vault.root(), listen.addr, json)
+        }
+        Command::Stop => server::stop(Vault::open(&location()?)?.root(), json),
+        Command::Vault => server::show_vault(Vault::open(&location()?)?.root(), json),
+        Command::Updates { action, limit } => {
+            server::updates(Vault::open(&location()?)?.root(), action, limit, json)
+        }
         Command::Status => status(&Arc::new(Vault::open(&location()?)?), json),
         Command::Log { limit, path } => {
             log(&Vault::open(&location()?)?, limit, path.as_deref(), json)
@@ -77,6 +96,35 @@ pub fn run(cli: Cli) -> Outcome {
         }
         command => {
             let vault = Arc::new(Vault::open(&location()?)?);
+            // A server on this vault queues updates: join its queue.
+            let remote = match &command {
+                Command::Update { .. }
+                | Command::Inbox {
+                    action: Some(InboxAction::Reply { .. }),
+                } => Remote::find(vault.root()),
+                _ => None,
+            };
+            if let Some(remote) = remote {
+                return match command {
+                    Command::Update {
+                        text,
+                        files,
+                        inbox_ref,
+                        no_wait,
+                    } => agents::update_remote(&remote, text, &files, inbox_ref, no_wait, json),
+                    Command::Inbox {
+                        action: Some(InboxAction::Reply { id, answer }),
+                    } => agents::update_remote(
+                        &remote,
+                        Some(answer.join(" ")),
+                        &[],
+                        Some(id),
+                        false,
+                        json,
+                    ),
+                    _ => unreachable!("only updates go to the server"),
+                };
+            }
             // Reading needs no index; changing and searching keep it fresh.
             // A change is never blocked by the index (it catches up later).
             let searching = matches!(
@@ -122,6 +170,7 @@ pub fn run(cli: Cli) -> Outcome {
                         text,
                         files,
                         inbox_ref,
+                        ..
                     },
                     Some(index),
                 ) => agents::update(&vault, &index, text, &files, inbox_ref, json),
@@ -131,9 +180,14 @@ pub fn run(cli: Cli) -> Outcome {
                     },
                     Some(index),
                 ) => agents::update(&vault, &index, Some(answer.join(" ")), &[], Some(id), json),
-                (Command::Ask { question, mode }, Some(index)) => {
-                    agents::ask(&vault, &index, &question.join(" "), mode, json)
-                }
+                (
+                    Command::Ask {
+                        question,
+                        mode,
+                        scope,
+                    },
+                    Some(index),
+                ) => agents::ask(&vault, &index, &question.join(" "), mode, scope, json),
                 (command, index) => {
                     let outcome = edit_or_read(&vault, command, json);
                     if let Some(index) = index {
@@ -214,6 +268,11 @@ fn edit_or_read(vault: &Vault, command: Command, json: bool) -> Outcome {
         Command::Undo { id, force, why } => vault.undo(id, &author(&why, String::new()), force)?,
         Command::Init { .. }
         | Command::Watch
+        | Command::Serve { .. }
+        | Command::Start { .. }
+        | Command::Stop
+        | Command::Vault
+        | Command::Updates { .. }
         | Command::Status
         | Command::Log { .. }
         | Command::Search { .. }
@@ -263,20 +322,27 @@ fn init(path: &Path, json: bool) -> Outcome {
     Ok(())
 }
 
-fn watch(path: &Path, json: bool) -> Outcome {
-    let vault = match Vault::open(path) {
-        Ok(vault) => vault,
+/// The vault at `path`, created first when there is none (for the
+/// commands that keep running: `watch`, `serve`, `start`).
+fn open_or_create(path: &Path, command: &str, json: bool) -> Result<Vault, Failure> {
+    match Vault::open(path) {
+        Ok(vault) => Ok(vault),
         Err(Error::NotAVault { .. }) => {
-            let (vault, _) =
-                Vault::init(path, &Author::new(ACTOR, "knower watch: create the vault"))?;
+            let (vault, _) = Vault::init(
+                path,
+                &Author::new(ACTOR, format!("{command}: create the vault")),
+            )?;
             if !json {
                 println!("created a new vault at {}", vault.root().display());
             }
-            vault
+            Ok(vault)
         }
-        Err(e) => return Err(e.into()),
-    };
-    let vault = Arc::new(vault);
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn watch(path: &Path, json: bool) -> Outcome {
+    let vault = Arc::new(open_or_create(path, "knower watch", json)?);
     let index = search::open_index(&vault)?;
     let report = vault.rescan_with(&mut progress_bar(
         "processing files changed outside Knower",
@@ -315,9 +381,11 @@ fn status(vault: &Arc<Vault>, json: bool) -> Outcome {
     let stats = vault.stats()?;
     let pending = vault.pending()?;
     let index = Index::open(vault.clone())?.status()?;
+    let server = server::status(vault.root());
     if json {
         return print_json(&serde_json::json!({
             "root": vault.root(),
+            "server": server,
             "files": stats.files,
             "folders": stats.folders,
             "tokens": stats.tokens,
@@ -355,6 +423,7 @@ fn status(vault: &Arc<Vault>, json: bool) -> Outcome {
         }
     }
     search::print_status(&index);
+    server::print_status(&server);
     if stats.problems.is_empty() {
         println!("problems  none");
     } else {

@@ -5,6 +5,7 @@ mod agents;
 mod cli;
 mod commands;
 mod search;
+mod server;
 
 use std::process::ExitCode;
 

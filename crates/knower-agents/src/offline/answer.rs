@@ -13,10 +13,10 @@ const PASSAGES: usize = 6;
 /// Longest passage shown, in characters.
 const PASSAGE_CHARS: usize = 600;
 
-pub fn answer(index: &Index, question: &str, mode: Mode) -> Result<Answer> {
+pub fn answer(index: &Index, question: &str, mode: Mode, scope: Option<&str>) -> Result<Answer> {
     let options = SearchOptions {
         mode,
-        scope: None,
+        scope: scope.map(str::to_string),
         limit: PASSAGES,
     };
     let query: String = question

@@ -1,0 +1,59 @@
+//! `POST /search`: the search agent's answer, run at once (never queued),
+//! alongside whatever update is running.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::State;
+use axum::extract::rejection::JsonRejection;
+use knower_agents::Answer;
+use knower_index::Mode;
+use serde::Deserialize;
+
+use crate::error::ApiError;
+use crate::server::App;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SearchRequest {
+    query: String,
+    #[serde(default)]
+    mode: Option<String>,
+    #[serde(default)]
+    scope: Option<String>,
+}
+
+pub async fn search(
+    State(app): State<Arc<App>>,
+    body: Result<Json<SearchRequest>, JsonRejection>,
+) -> Result<Json<Answer>, ApiError> {
+    let Json(request) =
+        body.map_err(|e| ApiError::new(e.status(), "invalid_json", e.body_text()))?;
+    let mode = match request.mode.as_deref().unwrap_or("fast") {
+        "fast" => Mode::Fast,
+        "deep" => Mode::Deep,
+        "vector" => Mode::Vector,
+        other => {
+            return Err(ApiError::bad_request(format!(
+                "mode `{other}` is not one of fast, deep, vector"
+            )));
+        }
+    };
+    let scope = request.scope.filter(|s| !s.trim().is_empty());
+    // The agents read the vault and the index synchronously: a blocking
+    // thread keeps the server's event loop free.
+    let runtime = tokio::runtime::Handle::current();
+    tokio::task::spawn_blocking(move || {
+        if mode != Mode::Fast {
+            app.prepare_vectors();
+        }
+        runtime.block_on(
+            app.agents
+                .ask_within(&request.query, mode, scope.as_deref()),
+        )
+    })
+    .await
+    .map_err(|e| ApiError::internal(e.to_string()))?
+    .map(Json)
+    .map_err(ApiError::from)
+}

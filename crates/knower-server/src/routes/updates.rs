@@ -1,0 +1,144 @@
+//! `POST /update` and what became of each update.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::{FromRequest, Multipart, Path, Query, Request, State};
+use axum::http::{StatusCode, header};
+use axum::response::IntoResponse;
+use knower_agents::{Attachment, Payload};
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::error::ApiError;
+use crate::queue::Update;
+use crate::server::App;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UpdateRequest {
+    text: String,
+    #[serde(default)]
+    inbox_ref: Option<String>,
+}
+
+/// Takes JSON `{text, inbox_ref?}` or multipart (`text`, `inbox_ref`, and
+/// files in any other field), checks it, stores it durably, answers 202.
+pub async fn accept(
+    State(app): State<Arc<App>>,
+    request: Request,
+) -> Result<impl IntoResponse, ApiError> {
+    let content_type = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let payload = if content_type.starts_with("multipart/form-data") {
+        let multipart = Multipart::from_request(request, &app)
+            .await
+            .map_err(|e| ApiError::new(e.status(), "bad_multipart", e.body_text()))?;
+        read_multipart(multipart).await?
+    } else if content_type.starts_with("application/json") {
+        let Json(body) = Json::<UpdateRequest>::from_request(request, &app)
+            .await
+            .map_err(|e| ApiError::new(e.status(), "invalid_json", e.body_text()))?;
+        Payload {
+            id: None,
+            text: body.text,
+            attachments: vec![],
+            inbox_ref: body.inbox_ref,
+        }
+    } else {
+        return Err(ApiError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+            "send application/json {\"text\": …} or multipart/form-data",
+        ));
+    };
+    payload.check()?;
+    if let Some(reference) = &payload.inbox_ref {
+        // Refused now rather than failing later in the queue.
+        knower_agents::inbox_item(&app.vault, reference)?;
+    }
+    let id = app
+        .queue
+        .accept(payload.text, payload.inbox_ref, payload.attachments)
+        .await?;
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(json!({"status": "accepted", "id": id})),
+    ))
+}
+
+async fn read_multipart(mut multipart: Multipart) -> Result<Payload, ApiError> {
+    let mut payload = Payload::default();
+    let bad = |e: axum::extract::multipart::MultipartError| {
+        ApiError::new(e.status(), "bad_multipart", e.body_text())
+    };
+    while let Some(field) = multipart.next_field().await.map_err(bad)? {
+        let name = field.name().unwrap_or("").to_string();
+        let file_name = field.file_name().map(str::to_string);
+        match (name.as_str(), file_name) {
+            ("text", None) => payload.text = field.text().await.map_err(bad)?,
+            ("inbox_ref", None) => {
+                let reference = field.text().await.map_err(bad)?;
+                payload.inbox_ref = Some(reference.trim().to_string()).filter(|r| !r.is_empty());
+            }
+            (_, Some(file_name)) => {
+                let bytes = field.bytes().await.map_err(bad)?;
+                payload
+                    .attachments
+                    .push(Attachment::new(&file_name, bytes.to_vec()));
+            }
+            (other, None) => {
+                return Err(ApiError::bad_request(format!(
+                    "unknown form field `{other}`: send `text`, `inbox_ref` and files"
+                )));
+            }
+        }
+    }
+    Ok(payload)
+}
+
+#[derive(Deserialize)]
+pub struct ListQuery {
+    #[serde(default = "default_limit")]
+    limit: usize,
+}
+
+fn default_limit() -> usize {
+    50
+}
+
+pub async fn list(
+    State(app): State<Arc<App>>,
+    Query(query): Query<ListQuery>,
+) -> Json<Vec<Update>> {
+    Json(app.queue.recent(query.limit.min(1000)))
+}
+
+pub async fn show(
+    State(app): State<Arc<App>>,
+    Path(id): Path<String>,
+) -> Result<Json<Update>, ApiError> {
+    app.queue
+        .get(&id)
+        .map(Json)
+        .ok_or_else(|| ApiError::not_found(format!("there is no update {id}")))
+}
+
+pub async fn retry(
+    State(app): State<Arc<App>>,
+    Path(id): Path<String>,
+) -> Result<impl IntoResponse, ApiError> {
+    let queue = app.queue.clone();
+    let retried = id.clone();
+    tokio::task::spawn_blocking(move || queue.retry(&retried))
+        .await
+        .map_err(|e| ApiError::internal(e.to_string()))??;
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(json!({"status": "accepted", "id": id})),
+    ))
+}
