@@ -288,3 +288,70 @@ fn an_attachment_never_replaces_another_of_the_same_name() {
             .contains("![beds.jpg](attachments/beds-2.jpg)")
     );
 }
+
+#[test]
+fn resume_undoes_a_half_done_update_and_recognises_a_finished_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let (vault, _) =
+        knower_vault::Vault::init(dir.path(), &knower_vault::Author::new("test", "init")).unwrap();
+    let agent = |reason: &str| knower_vault::Author::new("agent", reason);
+    vault
+        .write(
+            "notes/kept.md",
+            "# Kept\n",
+            &agent("update-other: not ours"),
+        )
+        .unwrap();
+    // Two changes of update-a, then the process died before its changelog entry.
+    vault
+        .write("notes/half.md", "# Half\n", &agent("update-a: first step"))
+        .unwrap();
+    vault
+        .append(
+            "notes/kept.md",
+            "more\n",
+            knower_vault::Position::Bottom,
+            &agent("update-a: second step"),
+        )
+        .unwrap();
+    let resumed = knower_agents::resume(&vault, "update-a").unwrap();
+    assert_eq!(resumed, knower_agents::Resume::RolledBack { undone: 2 });
+    assert!(vault.read("notes/half.md").is_err());
+    assert_eq!(
+        vault.read("notes/kept.md").unwrap().lines().last(),
+        Some("# Kept")
+    );
+    // Undone once is undone: a second interruption undoes nothing again.
+    assert_eq!(
+        knower_agents::resume(&vault, "update-a").unwrap(),
+        knower_agents::Resume::RolledBack { undone: 0 }
+    );
+    // The re-run finishes: its changelog entry says so.
+    vault
+        .write("notes/half.md", "# Half\n", &agent("update-a: first step"))
+        .unwrap();
+    vault
+        .append(
+            "changelog.md",
+            "- filed\n",
+            knower_vault::Position::Top,
+            &agent("update-a: filed the note"),
+        )
+        .unwrap();
+    match knower_agents::resume(&vault, "update-a").unwrap() {
+        knower_agents::Resume::Finished { summary, changed } => {
+            assert_eq!(summary, "filed the note");
+            assert!(
+                changed.contains(&"notes/half.md".to_string()),
+                "{changed:?}"
+            );
+            assert!(!changed.contains(&"changelog.md".to_string()));
+        }
+        other => panic!("{other:?}"),
+    }
+    // An update id is a prefix only up to its colon.
+    assert_eq!(
+        knower_agents::resume(&vault, "update-").unwrap(),
+        knower_agents::Resume::RolledBack { undone: 0 }
+    );
+}

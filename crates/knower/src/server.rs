@@ -49,9 +49,11 @@ pub fn serve(vault: Arc<Vault>, addr: SocketAddr, json: bool) -> Outcome {
             .map_err(|e| failure(e.to_string(), None))?;
         let url = format!("http://{}", server.address());
         if json {
-            print_json(
-                &serde_json::json!({"url": url, "vault": vault.root(), "pid": std::process::id()}),
-            )?;
+            // One line, so that a supervisor can read it as soon as it comes.
+            println!(
+                "{}",
+                serde_json::json!({"url": url, "vault": vault.root(), "pid": std::process::id()})
+            );
         } else {
             println!(
                 "Knower is serving {} at {url} ({}); press Ctrl-C to stop",

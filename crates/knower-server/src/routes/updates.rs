@@ -12,6 +12,7 @@ use serde_json::json;
 
 use crate::error::ApiError;
 use crate::queue::Update;
+use crate::routes::MAX_JSON_BYTES;
 use crate::server::App;
 
 #[derive(Deserialize)]
@@ -40,9 +41,29 @@ pub async fn accept(
             .map_err(|e| ApiError::new(e.status(), "bad_multipart", e.body_text()))?;
         read_multipart(multipart).await?
     } else if content_type.starts_with("application/json") {
-        let Json(body) = Json::<UpdateRequest>::from_request(request, &app)
+        // The route admits multipart's size; JSON gets its own, smaller limit.
+        let bytes = axum::body::to_bytes(request.into_body(), MAX_JSON_BYTES)
             .await
-            .map_err(|e| ApiError::new(e.status(), "invalid_json", e.body_text()))?;
+            .map_err(|_| {
+                ApiError::new(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    "too_large",
+                    format!(
+                        "a JSON update is at most {MAX_JSON_BYTES} bytes; send files as multipart"
+                    ),
+                )
+            })?;
+        let body: UpdateRequest = serde_json::from_slice(&bytes).map_err(|e| {
+            let status = match e.classify() {
+                serde_json::error::Category::Data => StatusCode::UNPROCESSABLE_ENTITY,
+                _ => StatusCode::BAD_REQUEST,
+            };
+            ApiError::new(
+                status,
+                "invalid_json",
+                format!("the body is not a valid update: {e}"),
+            )
+        })?;
         Payload {
             id: None,
             text: body.text,
@@ -59,7 +80,10 @@ pub async fn accept(
     payload.check()?;
     if let Some(reference) = &payload.inbox_ref {
         // Refused now rather than failing later in the queue.
-        knower_agents::inbox_item(&app.vault, reference)?;
+        knower_agents::inbox_item(&app.vault, reference).map_err(|e| match e {
+            knower_agents::Error::Invalid(detail) => ApiError::not_found(detail),
+            other => other.into(),
+        })?;
     }
     let id = app
         .queue

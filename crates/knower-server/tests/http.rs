@@ -1,0 +1,574 @@
+//! The server over real HTTP on 127.0.0.1: a real listener, a real client.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use knower_index::Index;
+use knower_server::{Server, ServerConfig};
+use knower_vault::{Author, Vault};
+use serde_json::{Value, json};
+
+struct Running {
+    address: SocketAddr,
+    vault: Arc<Vault>,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn serve(token: Option<&str>) -> Running {
+    let dir = tempfile::tempdir().unwrap();
+    let (vault, _) = Vault::init(&dir.path().join("vault"), &Author::new("test", "init")).unwrap();
+    vault
+        .write(
+            "projects/garden/notes.md",
+            "# Garden\n\nThe tomatoes grow on the south wall.\n",
+            &Author::new("test", "seed"),
+        )
+        .unwrap();
+    let vault = Arc::new(vault);
+    let index = Index::open(vault.clone()).unwrap();
+    index.catch_up(&mut |_, _| {}).unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let (ready, address) = std::sync::mpsc::channel();
+    let config = ServerConfig {
+        addr: "127.0.0.1:0".parse().unwrap(),
+        token: token.map(str::to_string),
+    };
+    let served = vault.clone();
+    let thread = std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async move {
+            let server = Server::start(served, index, config).await.unwrap();
+            ready.send(server.address()).unwrap();
+            server
+                .run(async {
+                    let _ = stopped.await;
+                })
+                .await
+                .unwrap();
+        });
+    });
+    Running {
+        address: address.recv().unwrap(),
+        vault,
+        stop: Some(stop),
+        thread: Some(thread),
+        _dir: dir,
+    }
+}
+
+fn client() -> reqwest::Client {
+    knower_llm::install_tls_provider();
+    reqwest::Client::new()
+}
+
+fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(future)
+}
+
+impl Running {
+    fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.address)
+    }
+
+    fn get(&self, path: &str) -> (u16, Value) {
+        block_on(async {
+            let response = client().get(self.url(path)).send().await.unwrap();
+            let status = response.status().as_u16();
+            (status, response.json().await.unwrap_or(Value::Null))
+        })
+    }
+
+    fn post(&self, path: &str, body: Value) -> (u16, Value) {
+        block_on(async {
+            let response = client()
+                .post(self.url(path))
+                .json(&body)
+                .send()
+                .await
+                .unwrap();
+            let status = response.status().as_u16();
+            (status, response.json().await.unwrap_or(Value::Null))
+        })
+    }
+
+    fn wait_done(&self, id: &str) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let (status, update) = self.get(&format!("/updates/{id}"));
+            assert_eq!(status, 200, "{update}");
+            if update["state"] == "done" || update["state"] == "failed" {
+                return update;
+            }
+            assert!(Instant::now() < deadline, "{id} never finished: {update}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Opens `/sse` (as a raw HTTP/1.1 stream) and returns a reader of its
+    /// lines.
+    fn sse(&self, last_event_id: Option<&str>) -> BufReader<TcpStream> {
+        let mut stream = TcpStream::connect(self.address).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        let extra = last_event_id
+            .map(|id| format!("Last-Event-ID: {id}\r\n"))
+            .unwrap_or_default();
+        write!(
+            stream,
+            "GET /sse HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n{extra}\r\n"
+        )
+        .unwrap();
+        BufReader::new(stream)
+    }
+}
+
+/// Reads SSE events until one named `name` whose data contains `needle`;
+/// returns (id, data) of that event.
+fn wait_event(reader: &mut BufReader<TcpStream>, name: &str, needle: &str) -> (String, String) {
+    let (mut id, mut event) = (String::new(), String::new());
+    let mut line = String::new();
+    loop {
+        line.clear();
+        let read = reader.read_line(&mut line).expect("an event in time");
+        assert!(read > 0, "the stream ended");
+        let line = line.trim_end();
+        // Chunked transfer encoding puts chunk sizes on lines of their own.
+        if let Some(value) = line.strip_prefix("id: ") {
+            id = value.to_string();
+        } else if let Some(value) = line.strip_prefix("event: ") {
+            event = value.to_string();
+        } else if let Some(data) = line.strip_prefix("data: ")
+            && event == name
+            && data.contains(needle)
+        {
+            return (id, data.to_string());
+        }
+    }
+}
+
+#[test]
+fn an_update_is_acknowledged_processed_and_announced() {
+    let server = serve(None);
+    let mut events = server.sse(None);
+    let (status, body) = server.post(
+        "/update",
+        json!({"text": "For the garden project: water the tomatoes every evening"}),
+    );
+    assert_eq!(status, 202, "{body}");
+    assert_eq!(body["status"], "accepted");
+    let id = body["id"].as_str().unwrap().to_string();
+    assert!(id.starts_with("update-"), "{id}");
+    let update = server.wait_done(&id);
+    assert_eq!(update["state"], "done", "{update}");
+    let changed = update["changed_files"][0].as_str().unwrap().to_string();
+    assert!(changed.starts_with("projects/garden/"), "{update}");
+    let text = server.vault.read(&changed).unwrap();
+    assert!(text.contains("water the tomatoes every evening"), "{text}");
+    let (first_id, _) = wait_event(&mut events, "update_status", "\"queued\"");
+    wait_event(&mut events, "update_status", "\"running\"");
+    wait_event(&mut events, "file_changed", &format!("\"{changed}\""));
+    wait_event(&mut events, "update_status", "\"done\"");
+
+    // The API shows the file, rendered; and the tree has it.
+    let (status, file) = server.get(&format!("/api/file?path={changed}"));
+    assert_eq!(status, 200);
+    assert!(
+        file["markdown"]
+            .as_str()
+            .unwrap()
+            .contains("water the tomatoes")
+    );
+    assert!(
+        file["html"]
+            .as_str()
+            .unwrap()
+            .contains("water the tomatoes")
+    );
+    let (status, tree) = server.get("/api/tree");
+    assert_eq!(status, 200);
+    assert!(tree.to_string().contains("projects"), "{tree}");
+    let (status, list) = server.get("/updates");
+    assert_eq!(status, 200);
+    assert_eq!(list[0]["id"], id.as_str());
+
+    // A client that reconnects with the first event's id gets the rest.
+    let mut again = server.sse(Some(&first_id));
+    wait_event(&mut again, "file_changed", &format!("\"{changed}\""));
+    wait_event(&mut again, "update_status", "\"done\"");
+}
+
+#[test]
+fn two_hundred_concurrent_updates_are_all_processed_in_order_while_search_answers() {
+    let server = serve(None);
+    let url = server.url("/update");
+    let ids: Vec<String> = block_on(async {
+        let client = client();
+        let requests = (0..200).map(|i| {
+            let client = client.clone();
+            let url = url.clone();
+            async move {
+                let response = client
+                    .post(url)
+                    .json(&json!({"text": format!(
+                        "Garden log entry: the tomatoes on the south wall look healthy and green today, marker zq{i:03}x"
+                    )}))
+                    .send()
+                    .await
+                    .unwrap();
+                assert_eq!(response.status().as_u16(), 202);
+                let body: Value = response.json().await.unwrap();
+                body["id"].as_str().unwrap().to_string()
+            }
+        });
+        futures_util::future::join_all(requests).await
+    });
+    assert_eq!(ids.len(), 200);
+    // Search runs alongside the queue, not after it.
+    let (_, health) = server.get("/health");
+    let (status, answer) = server.post("/search", json!({"query": "where do the tomatoes grow?"}));
+    assert_eq!(status, 200, "{answer}");
+    assert!(
+        answer["markdown"].as_str().unwrap().contains("south wall"),
+        "{answer}"
+    );
+    assert!(answer["sources"][0]["path"].is_string(), "{answer}");
+    let (_, after) = server.get("/health");
+    assert!(
+        health["queue"]["queued"].as_u64().unwrap() > 0
+            || after["queue"]["queued"].as_u64().unwrap() > 0,
+        "the search ran while updates waited: {health} {after}"
+    );
+    for id in &ids {
+        assert_eq!(server.wait_done(id)["state"], "done");
+    }
+    // In order: the acceptance order (the list, oldest last) is the order
+    // the changelog got its entries (newest first).
+    let (_, list) = server.get("/updates?limit=500");
+    let accepted: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["id"].as_str().unwrap())
+        .collect();
+    let changelog = server.vault.read("changelog.md").unwrap();
+    let logged: Vec<&str> = changelog
+        .lines()
+        .filter_map(|l| l.rsplit_once('[').map(|(_, id)| id.trim_end_matches(']')))
+        .filter(|id| id.starts_with("update-"))
+        .collect();
+    assert_eq!(logged, accepted, "processed in acceptance order, each once");
+    // Every text landed exactly once, and every file is whole.
+    let mut notes = String::new();
+    for (path, entry) in server.vault.entries() {
+        if entry.kind == knower_vault::EntryKind::File
+            && path.as_str().ends_with(".md")
+            && path.as_str() != "changelog.md"
+            && path.as_str() != "tree.md"
+            && !path.as_str().ends_with("review.md")
+        {
+            notes.push_str(&server.vault.read(path.as_str()).unwrap());
+        }
+    }
+    for i in 0..200 {
+        assert_eq!(notes.matches(&format!("zq{i:03}x")).count(), 1, "zq{i:03}x");
+    }
+}
+
+#[test]
+fn bad_requests_get_clear_errors() {
+    let server = serve(None);
+    let raw = |method: &str, path: &str, headers: &[(&str, &str)], body: Vec<u8>| {
+        block_on(async {
+            let mut request = client().request(method.parse().unwrap(), server.url(path));
+            for (name, value) in headers {
+                request = request.header(*name, *value);
+            }
+            let response = request.body(body).send().await.unwrap();
+            let status = response.status().as_u16();
+            let body: Value = response.json().await.unwrap_or(Value::Null);
+            (status, body)
+        })
+    };
+    let json_type = [("content-type", "application/json")];
+    let cases: Vec<(u16, &str, (u16, Value))> = vec![
+        (
+            400,
+            "invalid_json",
+            raw("POST", "/update", &json_type, b"{\"text\": ".to_vec()),
+        ),
+        (
+            422,
+            "invalid_json",
+            raw("POST", "/update", &json_type, b"{\"txt\": \"x\"}".to_vec()),
+        ),
+        (
+            400,
+            "invalid_json",
+            raw("POST", "/update", &json_type, vec![0xff, 0xfe, b'{']),
+        ),
+        (
+            413,
+            "too_large",
+            raw("POST", "/update", &json_type, vec![b' '; 3 << 20]),
+        ),
+        (
+            422,
+            "invalid",
+            raw(
+                "POST",
+                "/update",
+                &json_type,
+                br#"{"text": "   "}"#.to_vec(),
+            ),
+        ),
+        (
+            404,
+            "not_found",
+            raw(
+                "POST",
+                "/update",
+                &json_type,
+                br#"{"text": "x", "inbox_ref": "nope"}"#.to_vec(),
+            ),
+        ),
+        (
+            404,
+            "not_found",
+            raw(
+                "POST",
+                "/update",
+                &json_type,
+                br#"{"text": "x", "inbox_ref": "../../etc"}"#.to_vec(),
+            ),
+        ),
+        (
+            415,
+            "unsupported_media_type",
+            raw(
+                "POST",
+                "/update",
+                &[("content-type", "text/plain")],
+                b"hello".to_vec(),
+            ),
+        ),
+        (404, "not_found", raw("GET", "/nowhere", &[], vec![])),
+        (
+            405,
+            "method_not_allowed",
+            raw("DELETE", "/update", &[], vec![]),
+        ),
+        (
+            400,
+            "invalid_path",
+            raw("GET", "/api/file?path=../../etc/passwd", &[], vec![]),
+        ),
+        (
+            400,
+            "invalid_path",
+            raw("GET", "/api/file?path=/etc/passwd", &[], vec![]),
+        ),
+        (
+            400,
+            "invalid_path",
+            raw("GET", "/api/file?path=.knower/queue/log.jsonl", &[], vec![]),
+        ),
+        (
+            400,
+            "invalid_path",
+            raw("GET", "/api/raw?path=..%2F..%2Fetc%2Fpasswd", &[], vec![]),
+        ),
+        (
+            404,
+            "not_found",
+            raw("GET", "/api/file?path=missing.md", &[], vec![]),
+        ),
+        (
+            400,
+            "bad_request",
+            raw(
+                "POST",
+                "/search",
+                &json_type,
+                br#"{"query": "x", "mode": "psychic"}"#.to_vec(),
+            ),
+        ),
+        (
+            404,
+            "not_found",
+            raw("GET", "/updates/update-unknown", &[], vec![]),
+        ),
+        (
+            403,
+            "origin_refused",
+            raw(
+                "POST",
+                "/update",
+                &[
+                    ("content-type", "application/json"),
+                    ("origin", "http://evil.example"),
+                ],
+                br#"{"text": "x"}"#.to_vec(),
+            ),
+        ),
+        (
+            403,
+            "host_refused",
+            raw("GET", "/api/tree", &[("host", "evil.example:8000")], vec![]),
+        ),
+    ];
+    for (want, code, (status, body)) in cases {
+        assert_eq!(
+            (status, body["error"].as_str()),
+            (want, Some(code)),
+            "{body}"
+        );
+        assert!(
+            body["detail"].as_str().is_some_and(|d| !d.is_empty()),
+            "{body}"
+        );
+    }
+    // The same origin is welcome; nothing was queued by the refusals.
+    let origin = format!("http://{}", server.address);
+    let (status, _) = raw("GET", "/api/tree", &[("origin", &origin)], vec![]);
+    assert_eq!(status, 200);
+    let (_, list) = server.get("/updates");
+    assert_eq!(list, json!([]));
+}
+
+#[test]
+fn a_multipart_update_stores_its_image() {
+    let server = serve(None);
+    let png = vec![0x89, b'P', b'N', b'G', 1, 2, 3];
+    let id = block_on(async {
+        let form = reqwest::multipart::Form::new()
+            .text("text", "For the garden project: the new raised bed")
+            .part(
+                "file",
+                reqwest::multipart::Part::bytes(png.clone()).file_name("../../bed.png"),
+            );
+        let response = client()
+            .post(server.url("/update"))
+            .multipart(form)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status().as_u16(), 202);
+        let body: Value = response.json().await.unwrap();
+        body["id"].as_str().unwrap().to_string()
+    });
+    let update = server.wait_done(&id);
+    let image = update["changed_files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p.as_str())
+        .find(|p| p.ends_with("bed.png"))
+        .unwrap_or_else(|| panic!("no image in {update}"))
+        .to_string();
+    assert_eq!(server.vault.read_bytes(&image).unwrap(), png);
+    let bytes = block_on(async {
+        let response = client()
+            .get(server.url(&format!("/api/raw?path={image}")))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.headers()["content-type"], "image/png");
+        response.bytes().await.unwrap()
+    });
+    assert_eq!(bytes.to_vec(), png);
+}
+
+#[test]
+fn rendered_html_is_sanitised() {
+    let server = serve(None);
+    server
+        .vault
+        .write(
+            "web/clip.md",
+            "# Clipped\n\n<script>alert('x')</script>\n\n<img src=x onerror=alert(1)>\n\n[go](javascript:alert(2))\n",
+            &Author::new("test", "a page from the web"),
+        )
+        .unwrap();
+    let (status, file) = server.get("/api/file?path=web/clip.md");
+    assert_eq!(status, 200);
+    let html = file["html"].as_str().unwrap();
+    assert!(html.contains("<h1>Clipped</h1>"), "{html}");
+    assert!(
+        html.contains(">go</a>"),
+        "the link stays, without its script: {html}"
+    );
+    for bad in ["<script", "onerror", "javascript:"] {
+        assert!(!html.contains(bad), "{bad} in {html}");
+    }
+}
+
+#[test]
+fn a_token_is_required_when_set_and_off_loopback() {
+    let server = serve(Some("s3cret-token"));
+    let (status, body) = server.get("/health");
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (401, Some("unauthorized"))
+    );
+    let (status, _) = block_on(async {
+        let response = client()
+            .get(server.url("/health"))
+            .bearer_auth("s3cret-token")
+            .send()
+            .await
+            .unwrap();
+        (response.status().as_u16(), ())
+    });
+    assert_eq!(status, 200);
+    let (status, _) = server.get("/health?token=s3cret-token");
+    assert_eq!(status, 200);
+    let (status, _) = server.get("/health?token=wrong");
+    assert_eq!(status, 401);
+    // The UI page itself needs no token.
+    let page = block_on(async {
+        let response = client().get(server.url("/")).send().await.unwrap();
+        assert_eq!(response.status().as_u16(), 200);
+        response.text().await.unwrap()
+    });
+    assert!(page.contains("Knower"));
+
+    // Off loopback, no token, no server.
+    let dir = tempfile::tempdir().unwrap();
+    let (vault, _) = Vault::init(dir.path(), &Author::new("test", "init")).unwrap();
+    let vault = Arc::new(vault);
+    let index = Index::open(vault.clone()).unwrap();
+    let refused = block_on(Server::start(
+        vault,
+        index,
+        ServerConfig {
+            addr: "0.0.0.0:0".parse().unwrap(),
+            token: None,
+        },
+    ));
+    let error = refused.err().expect("refused").to_string();
+    assert!(error.contains("KNOWER_TOKEN"), "{error}");
+}

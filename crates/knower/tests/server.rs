@@ -1,0 +1,225 @@
+//! The server as separate processes: `start`, `status`, `update` through
+//! the server, `stop`; and `kill -9` in the middle of a queue.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+fn knower(vault: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_knower"))
+        .arg("--vault")
+        .arg(vault)
+        .args(args)
+        .env_remove("KNOWER_VAULT")
+        .env_remove("KNOWER_LLM")
+        .env_remove("KNOWER_TOKEN")
+        .env_remove("KNOWER_ADDR")
+        .output()
+        .unwrap()
+}
+
+fn ok(vault: &Path, args: &[&str]) -> String {
+    let out = knower(vault, args);
+    assert!(
+        out.status.success(),
+        "knower {args:?} failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// `knower serve` on a free port, in the foreground; returns the process
+/// and its URL.
+fn serve(vault: &Path) -> (Child, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_knower"))
+        .arg("--vault")
+        .arg(vault)
+        .args(["--json", "serve", "--addr", "127.0.0.1:0"])
+        .env_remove("KNOWER_LLM")
+        .env_remove("KNOWER_TOKEN")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let started: Value = serde_json::from_str(&line).expect("serve prints its URL");
+    (child, started["url"].as_str().unwrap().to_string())
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    knower_llm::install_tls_provider();
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+fn get(url: &str) -> Value {
+    runtime().block_on(async { reqwest::get(url).await.unwrap().json().await.unwrap() })
+}
+
+#[test]
+fn start_status_update_through_the_server_and_stop() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = dir.path();
+    ok(v, &["init"]);
+    // A free port for `start` (it runs in the background).
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = format!("127.0.0.1:{port}");
+    let out = ok(v, &["start", "--addr", &addr]);
+    assert!(out.contains(&format!("http://{addr}")), "{out}");
+    let failed = knower(v, &["start", "--addr", &addr]);
+    assert!(!failed.status.success(), "a second server on one vault");
+    let status: Value = serde_json::from_str(&ok(v, &["--json", "status"])).unwrap();
+    assert_eq!(status["server"]["running"], true, "{status}");
+    assert_eq!(status["server"]["queue"]["queued"], 0, "{status}");
+
+    // The CLI's update joins the server's queue.
+    let update: Value =
+        serde_json::from_str(&ok(v, &["--json", "update", "Buy a new watering can"])).unwrap();
+    assert_eq!(update["state"], "done", "{update}");
+    let id = update["id"].as_str().unwrap();
+    let seen = get(&format!("http://{addr}/updates/{id}"));
+    assert_eq!(seen["id"], id);
+    let listed = ok(v, &["updates"]);
+    assert!(listed.contains(id), "{listed}");
+    assert!(
+        std::fs::read_to_string(v.join("tasks.md"))
+            .unwrap()
+            .contains("Buy a new watering can")
+    );
+
+    let out = ok(v, &["stop"]);
+    assert!(out.contains("stopped"), "{out}");
+    let status: Value = serde_json::from_str(&ok(v, &["--json", "status"])).unwrap();
+    assert_eq!(status["server"]["running"], false, "{status}");
+    // Without a server, the queue is still readable.
+    let listed = ok(v, &["updates", "show", id]);
+    assert!(listed.contains("done"), "{listed}");
+    assert_eq!(
+        ok(v, &["vault"]).trim(),
+        v.canonicalize().unwrap().to_str().unwrap()
+    );
+}
+
+#[test]
+fn kill_9_mid_queue_then_restart_runs_every_acknowledged_update_exactly_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = dir.path();
+    ok(v, &["init"]);
+    let (mut child, url) = serve(v);
+    let count = 150;
+    let runtime = runtime();
+    let ids: Vec<String> = runtime.block_on(async {
+        let client = reqwest::Client::new();
+        let mut tasks = tokio::task::JoinSet::new();
+        for i in 0..count {
+            let client = client.clone();
+            let url = format!("{url}/update");
+            tasks.spawn(async move {
+                let text = format!(
+                    "A thought worth keeping for later, about the weather and the sea, marker zq{i:03}x"
+                );
+                let response = client
+                    .post(url)
+                    .json(&json!({ "text": text }))
+                    .send()
+                    .await
+                    .unwrap();
+                assert_eq!(response.status().as_u16(), 202);
+                let body: Value = response.json().await.unwrap();
+                body["id"].as_str().unwrap().to_string()
+            });
+        }
+        let mut ids = Vec::new();
+        while let Some(id) = tasks.join_next().await {
+            ids.push(id.unwrap());
+        }
+        ids
+    });
+    // Let the worker get going, then kill it without warning.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let health = get(&format!("{url}/health"));
+        let updates = get(&format!("{url}/updates?limit=1000"));
+        let done = updates
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|u| u["state"] == "done")
+            .count();
+        if done >= 5 {
+            assert!(health["queue"]["queued"].as_u64().unwrap() > 0, "{health}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "nothing was processed");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+
+    let (mut child, url) = serve(v);
+    let deadline = Instant::now() + Duration::from_secs(120);
+    for id in &ids {
+        loop {
+            let update = get(&format!("{url}/updates/{id}"));
+            if update["state"] == "done" {
+                break;
+            }
+            assert_ne!(update["state"], "failed", "{update}");
+            assert!(Instant::now() < deadline, "{id} never finished: {update}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    // Exactly once: one changelog entry per update, and each text in the
+    // vault once (filed, or waiting in the inbox).
+    let changelog = std::fs::read_to_string(v.join("changelog.md")).unwrap();
+    for id in &ids {
+        assert_eq!(changelog.matches(&format!("[{id}]")).count(), 1, "{id}");
+    }
+    let mut texts = String::new();
+    for entry in walk(v) {
+        let name = entry.file_name().unwrap().to_str().unwrap();
+        if name.ends_with(".md") && !["changelog.md", "tree.md", "review.md"].contains(&name) {
+            texts.push_str(&std::fs::read_to_string(&entry).unwrap());
+        }
+    }
+    for i in 0..count {
+        let marker = format!("zq{i:03}x");
+        assert_eq!(texts.matches(&marker).count(), 1, "{marker}");
+    }
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+        {
+            continue;
+        }
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
