@@ -5,6 +5,7 @@
 //!
 //!     cargo run --release -p knower-bench -- vault [--files N] [--writes N] [--dir PATH]
 //!     cargo run --release -p knower-bench -- agents [--notes N] [--updates N] [--verbose]
+//!     cargo run --release -p knower-bench -- server [--clients N] [--per-client N] [--notes N]
 //!     cargo run --release -p knower-bench -- search [--only quality|speed] [--sweep]
 //!         [--modes fast,vector,deep] [--chunk-chars N] [--files N] [--queries N] [--embed N]
 //!         [--questions N] [--embed N] [--data PATH] [--dir PATH]
@@ -15,6 +16,7 @@
 mod agents;
 mod search_quality;
 mod search_speed;
+mod server;
 mod vault;
 
 use std::process::ExitCode;
@@ -26,7 +28,8 @@ fn main() -> ExitCode {
         Some("vault") => vault::run(&args[1..]),
         Some("search") => search(&args[1..]),
         Some("agents") => agents::run(&args[1..]),
-        _ => Err("usage: knower-bench vault [--files N] [--writes N] [--dir PATH]\n       knower-bench agents [--notes N] [--updates N] [--verbose]\n       knower-bench search [--only quality|speed] [--sweep] [--modes fast,vector,deep] [--chunk-chars N] [--files N] [--queries N] [--embed N] [--questions N] [--data PATH] [--dir PATH]".to_string()),
+        Some("server") => server::run(&args[1..]),
+        _ => Err("usage: knower-bench vault [--files N] [--writes N] [--dir PATH]\n       knower-bench agents [--notes N] [--updates N] [--verbose]\n       knower-bench server [--clients N] [--per-client N] [--notes N]\n       knower-bench search [--only quality|speed] [--sweep] [--modes fast,vector,deep] [--chunk-chars N] [--files N] [--queries N] [--embed N] [--questions N] [--data PATH] [--dir PATH]".to_string()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
