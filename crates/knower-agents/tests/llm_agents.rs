@@ -104,12 +104,11 @@ fn a_multi_step_tool_run_files_a_note_with_its_reasons() {
         "{}",
         entries[0]
     );
-    // The journal records the agent's own reason.
+    // The journal records the agent's own reason, after the update's id
+    // (which is how an interrupted update is found again).
     let log = fx.vault.log().unwrap();
-    assert!(
-        log.iter()
-            .any(|r| r.actor == "agent" && r.reason == "a task of the Atlas geocoding API")
-    );
+    let reason = format!("{}: a task of the Atlas geocoding API", report.id);
+    assert!(log.iter().any(|r| r.actor == "agent" && r.reason == reason));
     assert_eq!(report.usage.unwrap().calls, 4);
 }
 
