@@ -25,7 +25,7 @@ pub use error::{Error, Result};
 pub use inbox::{INBOX, InboxItem};
 pub use llm_run::{CallRecord, Stop};
 pub use offline::{Decision, Kind, kind_of, route};
-pub use payload::{Attachment, Payload};
+pub use payload::{Attachment, Payload, image_type};
 pub use prompts::{Prompt, PromptSource};
 pub use recovery::{Resume, resume};
 pub use settings::Settings;

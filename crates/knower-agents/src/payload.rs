@@ -50,14 +50,7 @@ impl Attachment {
 
     /// The image media type, for files models can look at.
     pub fn image_type(&self) -> Option<&'static str> {
-        let ext = self.name.rsplit_once('.')?.1.to_ascii_lowercase();
-        Some(match ext.as_str() {
-            "png" => "image/png",
-            "jpg" | "jpeg" => "image/jpeg",
-            "gif" => "image/gif",
-            "webp" => "image/webp",
-            _ => return None,
-        })
+        image_type(&self.name)
     }
 
     /// The markdown that shows it from a note in the same folder as `folder`.
@@ -68,6 +61,18 @@ impl Attachment {
             format!("[{}]({relative})", self.name)
         }
     }
+}
+
+/// The media type of an image file named `name` (by its extension).
+pub fn image_type(name: &str) -> Option<&'static str> {
+    let ext = name.rsplit_once('.')?.1.to_ascii_lowercase();
+    Some(match ext.as_str() {
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "gif" => "image/gif",
+        "webp" => "image/webp",
+        _ => return None,
+    })
 }
 
 impl Payload {

@@ -846,11 +846,7 @@ fn store_files(folder: &Path, attachments: &[Attachment]) -> io::Result<()> {
 }
 
 fn headline_of(text: &str) -> String {
-    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    match line.char_indices().nth(80) {
-        Some((at, _)) => format!("{}…", &line[..at]),
-        None => line,
-    }
+    Payload::text(text).headline(80)
 }
 
 fn now() -> String {

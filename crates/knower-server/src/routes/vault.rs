@@ -90,13 +90,7 @@ pub async fn raw(
         .rsplit_once('.')
         .map(|(_, e)| e.to_ascii_lowercase())
         .unwrap_or_default();
-    let image = match extension.as_str() {
-        "png" => Some("image/png"),
-        "jpg" | "jpeg" => Some("image/jpeg"),
-        "gif" => Some("image/gif"),
-        "webp" => Some("image/webp"),
-        _ => None,
-    };
+    let image = knower_agents::image_type(&query.path);
     let (content_type, disposition) = match image {
         Some(media) => (media, "inline"),
         None if extension == "md" || extension == "txt" => ("text/plain; charset=utf-8", "inline"),
@@ -121,7 +115,12 @@ pub async fn inbox(State(app): State<Arc<App>>) -> Result<Json<Vec<InboxItem>>, 
 
 pub async fn health(State(app): State<Arc<App>>) -> Json<Value> {
     let (queued, running) = app.queue.depth();
-    let index = app.index.status().ok();
+    // Reads the index from disk: not on the event loop.
+    let reader = app.index.clone();
+    let index = tokio::task::spawn_blocking(move || reader.status().ok())
+        .await
+        .ok()
+        .flatten();
     Json(json!({
         "status": "ok",
         "version": env!("CARGO_PKG_VERSION"),
