@@ -47,7 +47,7 @@ impl From<knower_vault::Error> for ApiError {
     fn from(e: knower_vault::Error) -> ApiError {
         use knower_vault::Error as E;
         let (status, code) = match &e {
-            E::NotFound { .. } => (StatusCode::NOT_FOUND, "not_found"),
+            E::NotFound { .. } | E::UnknownChange { .. } => (StatusCode::NOT_FOUND, "not_found"),
             E::InvalidPath { .. } | E::OutsideVault { .. } | E::Symlink { .. } => {
                 (StatusCode::BAD_REQUEST, "invalid_path")
             }

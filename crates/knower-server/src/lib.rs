@@ -5,8 +5,10 @@
 //!
 //! Start at [`Server::start`]. The pieces: [`queue`] (the durable queue),
 //! `worker` (runs it), [`events`] (live events with replay), `routes`,
-//! `guard` (Host, Origin, token), [`render`] (safe HTML).
+//! `guard` (Host, Origin, token), [`render`] (safe HTML), `assets` (the
+//! web UI, compiled in).
 
+mod assets;
 mod error;
 pub mod events;
 mod guard;

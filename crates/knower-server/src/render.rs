@@ -2,17 +2,76 @@
 //! model, so the HTML is sanitised: no script, no event handlers, no
 //! `javascript:` links, no styles — only the markup markdown produces.
 
-use pulldown_cmark::{Options, Parser, html};
+use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, html};
 
 /// The body of a note (its frontmatter apart) as safe HTML: GitHub-style
-/// tables, task lists, strikethrough and footnotes.
+/// tables, task lists, strikethrough, footnotes and `[[wiki links]]`.
+///
+/// Each top-level block, and each item of a top-level list, is wrapped in
+/// `<div data-lines="first-last">` (lines of `body`, 1-based), so the UI can
+/// highlight the lines a search answer cites in the rendered note.
 pub fn markdown_to_html(body: &str) -> String {
     let options = Options::ENABLE_TABLES
         | Options::ENABLE_TASKLISTS
         | Options::ENABLE_STRIKETHROUGH
-        | Options::ENABLE_FOOTNOTES;
+        | Options::ENABLE_FOOTNOTES
+        | Options::ENABLE_WIKILINKS;
+    let line_starts: Vec<usize> = std::iter::once(0)
+        .chain(body.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
+    let line_of = |offset: usize| line_starts.partition_point(|&start| start <= offset);
+    let mut events = Vec::new();
+    // Depth of open tags, and whether the enclosing top-level block is a list.
+    let mut depth = 0usize;
+    let mut in_list = false;
+    for (event, range) in Parser::new_ext(body, options).into_offset_iter() {
+        let open = || {
+            let text = body[range.clone()].trim_end();
+            let last = range.start + text.len().saturating_sub(1);
+            let lines = format!("{}-{}", line_of(range.start), line_of(last));
+            Event::Html(CowStr::from(format!("<div data-lines=\"{lines}\">")))
+        };
+        let close = || Event::Html("</div>".into());
+        match &event {
+            Event::Start(tag) => {
+                if depth == 0 {
+                    in_list = matches!(tag, Tag::List(_));
+                    if !in_list {
+                        events.push(open());
+                    }
+                    events.push(event);
+                } else if in_list && depth == 1 {
+                    // Inside the item, so the list stays a list of items.
+                    events.push(event);
+                    events.push(open());
+                } else {
+                    events.push(event);
+                }
+                depth += 1;
+            }
+            Event::End(_) => {
+                depth -= 1;
+                if in_list && depth == 1 {
+                    events.push(close());
+                    events.push(event);
+                } else {
+                    events.push(event);
+                    if depth == 0 && !in_list {
+                        events.push(close());
+                    }
+                }
+            }
+            // A thematic break is a block without a start and an end.
+            Event::Rule if depth == 0 => {
+                events.push(open());
+                events.push(event);
+                events.push(close());
+            }
+            _ => events.push(event),
+        }
+    }
     let mut unsafe_html = String::with_capacity(body.len() * 3 / 2);
-    html::push_html(&mut unsafe_html, Parser::new_ext(body, options));
+    html::push_html(&mut unsafe_html, events.into_iter());
     sanitiser().clean(&unsafe_html).to_string()
 }
 
@@ -23,6 +82,7 @@ fn sanitiser() -> ammonia::Builder<'static> {
         .add_tags(["input"])
         .add_tag_attributes("input", ["type", "checked", "disabled"])
         .add_tag_attributes("code", ["class"])
+        .add_tag_attributes("div", ["data-lines"])
         .add_tag_attributes("th", ["style"])
         .add_tag_attributes("td", ["style"])
         .attribute_filter(|element, attribute, value| {
@@ -31,11 +91,18 @@ fn sanitiser() -> ammonia::Builder<'static> {
                 ("input", "type") if value != "checkbox" => None,
                 ("th" | "td", "style") if !value.starts_with("text-align:") => None,
                 ("code", "class") if !value.starts_with("language-") => None,
+                ("div", "data-lines") if !is_line_range(value) => None,
                 _ => Some(value.into()),
             }
         })
         .link_rel(Some("noopener noreferrer nofollow"));
     builder
+}
+
+fn is_line_range(value: &str) -> bool {
+    value
+        .split_once('-')
+        .is_some_and(|(a, b)| a.parse::<usize>().is_ok() && b.parse::<usize>().is_ok())
 }
 
 #[cfg(test)]
@@ -72,5 +139,27 @@ mod tests {
         }
         assert!(html.contains("https://example.org"), "{html}");
         assert!(html.contains("noopener"), "{html}");
+    }
+
+    #[test]
+    fn blocks_carry_their_source_lines() {
+        let body = "# Title\n\nFirst paragraph\nstill first.\n\n- one\n- two\n\n---\n";
+        let html = markdown_to_html(body).replace('\n', "");
+        assert!(
+            html.contains(r#"<div data-lines="1-1"><h1>Title</h1>"#),
+            "{html}"
+        );
+        assert!(html.contains(r#"<div data-lines="3-4"><p>First"#), "{html}");
+        assert!(html.contains(r#"<li><div data-lines="6-6">one"#), "{html}");
+        assert!(html.contains(r#"<li><div data-lines="7-7">two"#), "{html}");
+        assert!(html.contains(r#"<div data-lines="9-9"><hr"#), "{html}");
+        // Wiki links become links to the named note.
+        assert!(markdown_to_html("See [[Ada Lovelace]].").contains(r#"href="Ada%20Lovelace""#));
+    }
+
+    #[test]
+    fn forged_line_ranges_are_dropped() {
+        let html = markdown_to_html("<div data-lines=\"javascript:1\">x</div>\n");
+        assert!(!html.contains("javascript"), "{html}");
     }
 }

@@ -132,6 +132,8 @@ impl Server {
                 json!({
                     "id": update.id, "state": update.state, "summary": update.summary,
                     "error": update.error, "changed_files": update.changed_files,
+                    "outcome": update.outcome, "inbox_id": update.inbox_id,
+                    "inbox_ref": update.inbox_ref, "attempt": update.attempt,
                 }),
             );
         }));

@@ -572,3 +572,134 @@ fn a_token_is_required_when_set_and_off_loopback() {
     let error = refused.err().expect("refused").to_string();
     assert!(error.contains("KNOWER_TOKEN"), "{error}");
 }
+
+#[test]
+fn the_ui_and_its_modules_are_served_under_a_strict_policy() {
+    let server = serve(None);
+    let fetch = |path: &str| {
+        block_on(async {
+            let response = client().get(server.url(path)).send().await.unwrap();
+            let status = response.status().as_u16();
+            let header = |name: &str| {
+                response
+                    .headers()
+                    .get(name)
+                    .map(|v| v.to_str().unwrap().to_string())
+                    .unwrap_or_default()
+            };
+            let (kind, policy) = (header("content-type"), header("content-security-policy"));
+            (status, kind, policy, response.text().await.unwrap())
+        })
+    };
+    let (status, kind, policy, page) = fetch("/");
+    assert_eq!(status, 200);
+    assert!(kind.starts_with("text/html"), "{kind}");
+    for rule in [
+        "script-src 'self'",
+        "style-src 'self'",
+        "frame-ancestors 'none'",
+    ] {
+        assert!(policy.contains(rule), "{rule} missing from {policy}");
+    }
+    assert!(!policy.contains("unsafe-inline"), "{policy}");
+    assert!(page.contains(r#"<script type="module" src="/assets/app.js">"#));
+    assert!(
+        !page.contains("<script>"),
+        "no inline script: the policy forbids it"
+    );
+
+    // Every module the UI imports is served, as JavaScript.
+    let mut pending = vec!["app.js".to_string()];
+    let mut seen = std::collections::BTreeSet::new();
+    while let Some(name) = pending.pop() {
+        if !seen.insert(name.clone()) {
+            continue;
+        }
+        let (status, kind, _, source) = fetch(&format!("/assets/{name}"));
+        assert_eq!(status, 200, "{name}");
+        assert!(kind.starts_with("text/javascript"), "{name}: {kind}");
+        for line in source.lines().filter(|l| l.starts_with("import ")) {
+            let module = line.rsplit_once("'./").unwrap().1.trim_end_matches("';");
+            pending.push(module.to_string());
+        }
+    }
+    assert!(seen.len() >= 5, "{seen:?}");
+    for (path, kind) in [
+        ("/assets/app.css", "text/css"),
+        ("/assets/icon.svg", "image/svg+xml"),
+    ] {
+        let (status, served, _, _) = fetch(path);
+        assert_eq!(
+            (status, served.starts_with(kind)),
+            (200, true),
+            "{path}: {served}"
+        );
+    }
+    for missing in ["/assets/nope.js", "/assets/..%2FCargo.toml", "/assets/"] {
+        let (status, _, _, _) = fetch(missing);
+        assert_eq!(status, 404, "{missing}");
+    }
+}
+
+#[test]
+fn the_journal_lists_changes_newest_first_and_undoes_them() {
+    let server = serve(None);
+    let record = server
+        .vault
+        .write(
+            "notes/undo-me.md",
+            "# Undo me\n",
+            &Author::new("test", "something to undo"),
+        )
+        .unwrap()
+        .unwrap();
+
+    let (status, log) = server.get("/api/log?limit=2");
+    assert_eq!(status, 200);
+    let log = log.as_array().unwrap();
+    assert_eq!(log.len(), 2);
+    assert_eq!(log[0]["id"], record.id);
+    assert!(log[0]["id"].as_u64() > log[1]["id"].as_u64());
+    assert_eq!(log[0]["reason"], "something to undo");
+    assert!(
+        log[0]["files"]
+            .as_array()
+            .unwrap()
+            .contains(&json!({"path": "notes/undo-me.md", "change": "A"})),
+        "{}",
+        log[0]
+    );
+    let (_, older) = server.get(&format!("/api/log?limit=1&before={}", record.id));
+    assert_eq!(older[0]["id"], log[1]["id"]);
+
+    let (status, undone) = server.post("/api/undo", json!({"id": record.id}));
+    assert_eq!(status, 200, "{undone}");
+    assert_eq!(undone["undoes"], record.id);
+    assert_eq!(undone["actor"], "user");
+    assert!(!server.vault.root().join("notes/undo-me.md").exists());
+
+    // The file's state changed since: refused unless forced.
+    let (status, refused) = server.post("/api/undo", json!({"id": record.id}));
+    assert_eq!(
+        (status, refused["error"].as_str()),
+        (409, Some("refused")),
+        "{refused}"
+    );
+    let (status, _) = server.post("/api/undo", json!({"id": 999_999}));
+    assert_eq!(status, 404);
+    let (status, _) = server.post("/api/undo", json!({"id": "three"}));
+    assert_eq!(status, 422);
+    let (status, _) = server.post("/api/undo", json!({"id": 1, "evil": true}));
+    assert_eq!(status, 422);
+}
+
+#[test]
+fn a_search_answer_comes_with_its_markdown_rendered_safely() {
+    let server = serve(None);
+    let (status, answer) = server.post("/search", json!({"query": "where do the tomatoes grow"}));
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["sources"][0]["path"], "projects/garden/notes.md");
+    let html = answer["html"].as_str().unwrap();
+    assert!(html.contains("south wall"), "{html}");
+    assert!(html.contains("data-lines="), "{html}");
+}

@@ -2,6 +2,7 @@
 //! into calls on the vault, the index, the agents and the queue; they hold
 //! no logic of their own.
 
+mod journal;
 mod search;
 mod sse;
 mod updates;
@@ -11,10 +12,12 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
+use axum::extract::Path;
 use axum::http::{HeaderValue, StatusCode, header};
-use axum::response::{Html, IntoResponse};
+use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 
+use crate::assets;
 use crate::error::ApiError;
 use crate::guard::{self, Guard};
 use crate::server::App;
@@ -27,6 +30,7 @@ pub const MAX_MULTIPART_BYTES: usize = 64 << 20;
 pub fn router(app: Arc<App>, guard: Arc<Guard>) -> Router {
     Router::new()
         .route("/", get(ui))
+        .route("/assets/{name}", get(asset))
         .route(
             "/update",
             post(updates::accept).layer(DefaultBodyLimit::max(MAX_MULTIPART_BYTES)),
@@ -40,6 +44,8 @@ pub fn router(app: Arc<App>, guard: Arc<Guard>) -> Router {
         .route("/api/file", get(vault::file))
         .route("/api/raw", get(vault::raw))
         .route("/api/inbox", get(vault::inbox))
+        .route("/api/log", get(journal::log))
+        .route("/api/undo", post(journal::undo))
         .route("/health", get(vault::health))
         .fallback(|| async { ApiError::not_found("there is no such route") })
         .method_not_allowed_fallback(|| async {
@@ -55,16 +61,34 @@ pub fn router(app: Arc<App>, guard: Arc<Guard>) -> Router {
         .with_state(app)
 }
 
-/// The web UI's page. The UI itself is a later piece of work; until then
-/// the page says what the server offers.
+/// The web UI's page.
 async fn ui() -> impl IntoResponse {
     (
-        [(
-            header::CONTENT_SECURITY_POLICY,
-            "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
-        )],
-        Html(include_str!("../../assets/index.html")),
+        [
+            (
+                header::CONTENT_SECURITY_POLICY,
+                assets::CONTENT_SECURITY_POLICY,
+            ),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        Html(assets::INDEX),
     )
+}
+
+/// The UI's scripts, styles and icon. `no-cache`: the browser revalidates,
+/// so a new binary's UI is picked up at the next load.
+async fn asset(Path(name): Path<String>) -> Response {
+    match assets::find(&name) {
+        Some(asset) => (
+            [
+                (header::CONTENT_TYPE, asset.content_type),
+                (header::CACHE_CONTROL, "no-cache"),
+            ],
+            asset.body,
+        )
+            .into_response(),
+        None => ApiError::not_found(format!("there is no asset {name}")).into_response(),
+    }
 }
 
 async fn security_headers(mut response: axum::response::Response) -> axum::response::Response {

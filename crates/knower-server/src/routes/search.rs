@@ -8,9 +8,10 @@ use axum::extract::State;
 use axum::extract::rejection::JsonRejection;
 use knower_agents::Answer;
 use knower_index::Mode;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::ApiError;
+use crate::render::markdown_to_html;
 use crate::server::App;
 
 #[derive(Deserialize)]
@@ -23,10 +24,18 @@ pub struct SearchRequest {
     scope: Option<String>,
 }
 
+/// The agent's answer, and its markdown rendered and sanitised for the UI.
+#[derive(Serialize)]
+pub struct Rendered {
+    #[serde(flatten)]
+    answer: Answer,
+    html: String,
+}
+
 pub async fn search(
     State(app): State<Arc<App>>,
     body: Result<Json<SearchRequest>, JsonRejection>,
-) -> Result<Json<Answer>, ApiError> {
+) -> Result<Json<Rendered>, ApiError> {
     let Json(request) =
         body.map_err(|e| ApiError::new(e.status(), "invalid_json", e.body_text()))?;
     let mode = match request.mode.as_deref().unwrap_or("fast") {
@@ -54,6 +63,9 @@ pub async fn search(
     })
     .await
     .map_err(|e| ApiError::internal(e.to_string()))?
-    .map(Json)
+    .map(|answer| {
+        let html = markdown_to_html(&answer.markdown);
+        Json(Rendered { answer, html })
+    })
     .map_err(ApiError::from)
 }
