@@ -1,0 +1,249 @@
+// Knower's web UI: the entry point. It wires the sidebar (tree, inbox
+// badge, places), the central views (chosen by the address's #fragment, so
+// back and forward work), the composer, and the live events that keep all
+// of them current.
+
+import { get, followEvents } from './api.js';
+import { h, fill } from './dom.js';
+import { Tree } from './tree.js';
+import { Composer } from './composer.js';
+import { fileView, activityView, inboxView, inboxItemView, updatesView, journalView } from './views.js';
+
+const ACTIVITY_KEY = 'knower-activity';
+const KEEP = 50;
+
+/// What this browser sent and asked, kept across reloads.
+class Activity {
+  constructor(onChange) {
+    this.onChange = onChange;
+    try {
+      this.cards = JSON.parse(localStorage.getItem(ACTIVITY_KEY) || '[]');
+    } catch {
+      this.cards = [];
+    }
+    // A search cut short by a reload will not finish.
+    for (const card of this.cards) {
+      if (card.pending) Object.assign(card, { pending: false, error: 'Interrupted by a reload; ask again.' });
+    }
+  }
+
+  save() {
+    this.cards = this.cards.slice(-KEEP);
+    localStorage.setItem(ACTIVITY_KEY, JSON.stringify(this.cards));
+    this.onChange();
+  }
+
+  add(card) {
+    card.at = new Date().toISOString();
+    this.cards.push(card);
+    this.save();
+    return card;
+  }
+
+  change(card, fields) {
+    Object.assign(card, fields);
+    this.save();
+  }
+
+  clear() {
+    this.cards = [];
+    this.save();
+  }
+
+  /// An `update_status` event (or a fetched update) for one of ours.
+  apply(status) {
+    const card = this.cards.find((c) => c.kind === 'update' && c.id === status.id);
+    if (!card) return;
+    for (const field of ['state', 'summary', 'error', 'changed_files', 'inbox_id', 'outcome']) {
+      if (status[field] !== undefined) card[field] = status[field];
+    }
+    this.save();
+  }
+
+  /// Updates still in flight, to ask about after a reconnect.
+  pending() {
+    return this.cards.filter((c) => c.kind === 'update' && c.id && (c.state === 'queued' || c.state === 'running'));
+  }
+}
+
+class App {
+  constructor() {
+    this.view = document.getElementById('view');
+    this.root = document.getElementById('app');
+    this.crumbs = document.getElementById('crumbs');
+    this.tools = document.getElementById('tools');
+    this.banner = document.getElementById('banner');
+    this.badge = document.getElementById('inbox-badge');
+    this.connection = document.getElementById('connection');
+    this.tree = new Tree(document.getElementById('tree'), document.getElementById('tree-count'));
+    this.activity = new Activity(() => {
+      if (this.current?.name === 'activity') this.current.load();
+    });
+    this.composer = new Composer(this);
+    this.current = null;
+    this.inboxCount = 0;
+
+    document.getElementById('banner-close').addEventListener('click', () => { this.banner.hidden = true; });
+    window.addEventListener('hashchange', () => this.route());
+    this.setupDrawer();
+    document.addEventListener('keydown', (event) => {
+      const typing = event.target.closest?.('input, textarea, select, [contenteditable]');
+      if (event.key === '/' && !typing && !event.ctrlKey && !event.metaKey && !event.altKey) {
+        event.preventDefault();
+        this.composer.focusSearch();
+      }
+    });
+  }
+
+  async start() {
+    followEvents({
+      file_changed: (data) => {
+        this.tree.reloadSoon((error) => this.fail(error));
+        this.current?.onFileChanged?.(data.path, data.removed);
+      },
+      inbox_updated: (data) => {
+        this.setInboxCount(data.count);
+        this.current?.onInbox?.();
+      },
+      update_status: (data) => {
+        this.activity.apply(data);
+        this.current?.onUpdate?.(data);
+      },
+      resync: () => this.resync(),
+    }, (state) => this.setConnection(state));
+    await Promise.all([
+      this.tree.load().catch((error) => this.fail(error)),
+      get('/api/inbox').then((items) => this.setInboxCount(items.length)).catch((error) => this.fail(error)),
+    ]);
+    this.refreshPending();
+    if (!location.hash) {
+      const start = this.tree.files().includes('overview.md') ? '#/file/overview.md' : '#/activity';
+      history.replaceState(null, '', start);
+    }
+    this.route();
+  }
+
+  /// Events were missed (the server restarted, or we were away too long):
+  /// reload everything the events would have told us.
+  async resync() {
+    try {
+      await this.tree.load();
+      const items = await get('/api/inbox');
+      this.setInboxCount(items.length);
+      await this.refreshPending();
+      await this.current?.load();
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  async refreshPending() {
+    for (const card of this.activity.pending()) {
+      try {
+        this.activity.apply(await get(`/updates/${encodeURIComponent(card.id)}`));
+      } catch (error) {
+        if (error.status === 404) this.activity.apply({ id: card.id, state: 'failed', error: 'The server no longer knows this update.' });
+      }
+    }
+  }
+
+  route() {
+    const hash = location.hash.slice(1) || '/activity';
+    const [route, query = ''] = hash.split('?');
+    const params = new URLSearchParams(query);
+    const parts = route.split('/').filter(Boolean);
+    const [name, ...rest] = parts;
+    const arg = rest.map(decodeURIComponent).join('/');
+    let view;
+    switch (name) {
+      case 'file': view = fileView(this, arg, params); break;
+      case 'inbox': view = arg ? inboxItemView(this, arg) : inboxView(this); break;
+      case 'updates': view = updatesView(this); break;
+      case 'journal': view = journalView(this); break;
+      default: view = activityView(this);
+    }
+    view.name = name === 'inbox' && arg ? 'inbox-item' : name || 'activity';
+    this.current = view;
+    for (const place of document.querySelectorAll('.place')) {
+      const here = place.dataset.view === (name === 'file' ? '' : name || 'activity');
+      place.toggleAttribute('aria-current', false);
+      if (here) place.setAttribute('aria-current', 'page');
+    }
+    this.closeDrawer();
+    this.view.scrollTop = 0;
+    fill(this.view, h('p', { class: 'muted' }, 'Loading…'));
+    view.load().catch((error) => this.fail(error));
+  }
+
+  go(hash) {
+    if (location.hash === hash) this.route();
+    else location.hash = hash;
+  }
+
+  setCrumbs(path) {
+    if (!path.includes('/') || !/\.\w+$/.test(path)) {
+      fill(this.crumbs, path);
+      document.title = `${path} · Knower`;
+      return;
+    }
+    const parts = path.split('/');
+    const name = parts.pop();
+    fill(this.crumbs, parts.map((part) => [h('span', { class: 'dir' }, part), h('span', { class: 'sep' }, '/')]), name);
+    document.title = `${name} · Knower`;
+  }
+
+  setTools(...children) {
+    fill(this.tools, ...children);
+  }
+
+  setInboxCount(count) {
+    this.inboxCount = count;
+    this.badge.textContent = String(count);
+    this.badge.hidden = count === 0;
+    this.badge.setAttribute('aria-label', `${count} waiting`);
+  }
+
+  setConnection(state) {
+    this.connection.dataset.state = state;
+    this.connection.title = state === 'live' ? 'Live: changes appear as they happen' : 'Reconnecting to the server…';
+  }
+
+  /// A failure, said plainly at the top of the page.
+  fail(error) {
+    console.error(error);
+    this.banner.classList.remove('info');
+    document.getElementById('banner-text').textContent = error?.message || String(error);
+    this.banner.hidden = false;
+  }
+
+  notify(text) {
+    this.banner.classList.add('info');
+    document.getElementById('banner-text').textContent = text;
+    this.banner.hidden = false;
+    clearTimeout(this.notifyTimer);
+    this.notifyTimer = setTimeout(() => {
+      if (this.banner.classList.contains('info')) this.banner.hidden = true;
+    }, 4000);
+  }
+
+  setupDrawer() {
+    const menu = document.getElementById('menu');
+    const scrim = document.getElementById('scrim');
+    menu.addEventListener('click', () => {
+      const open = !this.root.classList.contains('drawer-open');
+      this.root.classList.toggle('drawer-open', open);
+      menu.setAttribute('aria-expanded', String(open));
+      scrim.hidden = !open;
+    });
+    scrim.addEventListener('click', () => this.closeDrawer());
+  }
+
+  closeDrawer() {
+    this.root.classList.remove('drawer-open');
+    document.getElementById('menu').setAttribute('aria-expanded', 'false');
+    document.getElementById('scrim').hidden = true;
+  }
+}
+
+const app = new App();
+app.start();

@@ -1,0 +1,607 @@
+//! The web UI end to end: `knower serve` as a process on a temporary vault
+//! (the offline engine), driven in headless Chromium through chromedriver.
+//!
+//! Needs Debian's `chromium` and `chromium-driver` (`.ci/run` installs
+//! them). Without them the tests fail and say so; set `KNOWER_SKIP_BROWSER=1`
+//! to skip them on a machine that cannot have a browser. Screenshots of
+//! each moment are kept in `target/tmp/browser/`.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use fantoccini::actions::{InputSource, KeyAction, KeyActions};
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{Value, json};
+
+/// One browser at a time: the machines have two cores.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+const PATIENCE: Duration = Duration::from_secs(20);
+const ENTER: &str = "\u{e007}";
+
+// ---- the vault and the server ---------------------------------------------
+
+fn knower(vault: &Path, args: &[&str], stdin: Option<&str>) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_knower"))
+        .arg("--vault")
+        .arg(vault)
+        .args(args)
+        .env_remove("KNOWER_VAULT")
+        .env_remove("KNOWER_LLM")
+        .env_remove("KNOWER_TOKEN")
+        .env_remove("KNOWER_ADDR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    input.write_all(stdin.unwrap_or("").as_bytes()).unwrap();
+    drop(input);
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "knower {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// A vault with two projects the offline engine can tell apart.
+fn fixture() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let v = dir.path();
+    knower(v, &["init"], None);
+    for (path, text) in [
+        (
+            "projects/atlas/description.md",
+            "# Atlas\n\nThe mapping service: tiles and the geocoding API on Postgres.\n",
+        ),
+        (
+            "projects/garden/description.md",
+            "# Garden\n\nTomatoes, beans, compost and the watering schedule.\n",
+        ),
+    ] {
+        knower(v, &["write", path], Some(text));
+    }
+    dir
+}
+
+struct Served {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `knower serve` in the foreground on `addr`.
+fn serve(vault: &Path, addr: &str) -> Served {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_knower"))
+        .arg("--vault")
+        .arg(vault)
+        .args(["--json", "serve", "--addr", addr])
+        .env_remove("KNOWER_LLM")
+        .env_remove("KNOWER_TOKEN")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let started: Value = serde_json::from_str(&line).expect("serve prints its URL");
+    Served {
+        url: started["url"]
+            .as_str()
+            .unwrap()
+            .trim_end_matches('/')
+            .to_string(),
+        child,
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+// ---- the browser ------------------------------------------------------------
+
+/// chromedriver and Chromium, or `None` when told to skip without them.
+fn tools() -> Option<(PathBuf, PathBuf)> {
+    let find = |variable: &str, names: &[&str]| {
+        std::env::var_os(variable).map(PathBuf::from).or_else(|| {
+            let path = std::env::var_os("PATH").unwrap_or_default();
+            std::env::split_paths(&path)
+                .chain([PathBuf::from("/usr/bin")])
+                .flat_map(|dir| names.iter().map(move |name| dir.join(name)))
+                .find(|candidate| candidate.is_file())
+        })
+    };
+    let driver = find("KNOWER_CHROMEDRIVER", &["chromedriver"]);
+    let chromium = find(
+        "KNOWER_CHROMIUM",
+        &["chromium", "chromium-browser", "google-chrome"],
+    );
+    match (driver, chromium) {
+        (Some(driver), Some(chromium)) => Some((driver, chromium)),
+        _ if std::env::var_os("KNOWER_SKIP_BROWSER").is_some() => {
+            eprintln!("skipped: no chromedriver or Chromium, and KNOWER_SKIP_BROWSER is set");
+            None
+        }
+        _ => panic!(
+            "the browser tests need Chromium and chromedriver: `apt-get install chromium chromium-driver` \
+             (or set KNOWER_CHROMIUM / KNOWER_CHROMEDRIVER; KNOWER_SKIP_BROWSER=1 skips these tests)"
+        ),
+    }
+}
+
+struct Browser {
+    client: Client,
+    driver: Child,
+    _profile: tempfile::TempDir,
+}
+
+impl Browser {
+    async fn start(driver: &Path, chromium: &Path) -> Browser {
+        let port = free_port();
+        let driver = Command::new(driver)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromedriver starts");
+        let started = Instant::now();
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(started.elapsed() < PATIENCE, "chromedriver did not listen");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let profile = tempfile::tempdir().unwrap();
+        let mut capabilities = serde_json::Map::new();
+        capabilities.insert(
+            "goog:chromeOptions".into(),
+            json!({
+                "binary": chromium,
+                "args": [
+                    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                    "--disable-quic", "--no-first-run", "--disable-background-networking",
+                    "--disable-component-update", "--disable-sync", "--window-size=1280,860",
+                    format!("--user-data-dir={}", profile.path().display()),
+                ],
+            }),
+        );
+        let client = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(capabilities)
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await
+            .expect("a Chromium session");
+        Browser {
+            client,
+            driver,
+            _profile: profile,
+        }
+    }
+
+    async fn goto(&self, url: &str) {
+        self.client.goto(url).await.unwrap();
+    }
+
+    /// The value of a JavaScript expression.
+    async fn eval(&self, expression: &str) -> Value {
+        self.client
+            .execute(&format!("return ({expression});"), vec![])
+            .await
+            .unwrap()
+    }
+
+    /// Waits until `expression` is truthy; on timeout keeps a screenshot
+    /// and fails with what the page said.
+    async fn until(&self, what: &str, expression: &str) {
+        let started = Instant::now();
+        loop {
+            let value = self.eval(expression).await;
+            if !matches!(value, Value::Null | Value::Bool(false))
+                && value != json!(0)
+                && value != json!("")
+            {
+                return;
+            }
+            if started.elapsed() > PATIENCE {
+                self.screenshot(&format!("failed-{}", what.replace(' ', "-")))
+                    .await;
+                let page = self.eval("document.body.innerText.slice(0, 3000)").await;
+                panic!("timed out waiting until {what}; the page shows:\n{page}");
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    async fn click(&self, css: &str) {
+        self.client
+            .wait()
+            .at_most(PATIENCE)
+            .for_element(Locator::Css(css))
+            .await
+            .unwrap_or_else(|e| panic!("no {css}: {e}"))
+            .click()
+            .await
+            .unwrap_or_else(|e| panic!("cannot click {css}: {e}"));
+    }
+
+    /// Types into the composer and presses Enter.
+    async fn send(&self, text: &str) {
+        let input = self.client.find(Locator::Css("#input")).await.unwrap();
+        input.send_keys(&format!("{text}{ENTER}")).await.unwrap();
+    }
+
+    async fn screenshot(&self, name: &str) {
+        let png = self.client.screenshot().await.unwrap();
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("browser");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
+    }
+
+    /// Marks the page, so a later `still_same_page` proves no reload.
+    async fn mark_page(&self) {
+        self.eval("window.__sameVisit = true").await;
+    }
+
+    async fn still_same_page(&self) {
+        assert_eq!(
+            self.eval("window.__sameVisit === true").await,
+            json!(true),
+            "the page was reloaded"
+        );
+    }
+
+    async fn close(mut self) {
+        let _ = self.client.close().await;
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+    }
+}
+
+/// Runs one browser scenario (serially, on its own runtime).
+fn scenario<F>(body: impl FnOnce(Browser) -> F)
+where
+    F: std::future::Future<Output = Browser>,
+{
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let Some((driver, chromium)) = tools() else {
+        return;
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let browser = Browser::start(&driver, &chromium).await;
+        body(browser).await.close().await;
+    });
+}
+
+fn css_path(path: &str) -> String {
+    format!(r#"[data-path="{path}"]"#)
+}
+
+// ---- the seed's three moments ----------------------------------------------
+
+#[test]
+fn a_note_sent_appears_in_the_tree_and_opens_rendered() {
+    let dir = fixture();
+    let server = serve(dir.path(), "127.0.0.1:0");
+    scenario(|b| async move {
+        b.goto(&server.url).await;
+        b.until(
+            "the tree is shown",
+            "document.querySelector('[data-path=\"projects/atlas\"]')",
+        )
+        .await;
+        b.mark_page().await;
+
+        b.send("Remember to renew the Atlas TLS certificate").await;
+        b.until(
+            "the update is done",
+            "document.querySelector('.update-card[data-state=\"done\"]')",
+        )
+        .await;
+        let link = format!("a.tree-row{}", css_path("projects/atlas/tasks.md"));
+        b.until(
+            "the new file is in the tree",
+            &format!("document.querySelector('{link}')"),
+        )
+        .await;
+        b.screenshot("1-note-filed").await;
+
+        b.click(&link).await;
+        b.until(
+            "the file is rendered",
+            "document.querySelector('#file-body[data-path=\"projects/atlas/tasks.md\"]')?.innerText.includes('renew the Atlas TLS certificate')",
+        )
+        .await;
+        // Rendered, not shown raw: the frontmatter is apart, the text is markup.
+        assert_eq!(
+            b.eval("document.querySelector('#file-body').classList.contains('markdown') && !document.querySelector('#file-body').innerText.includes('---') && !!document.querySelector('#file-body li, #file-body p')").await,
+            json!(true)
+        );
+        b.screenshot("1-note-opened").await;
+        b.still_same_page().await;
+
+        // The update history shows it, done.
+        b.click(".place[data-view=updates]").await;
+        b.until(
+            "the update history shows it done",
+            "[...document.querySelectorAll('#updates .card[data-state=\"done\"]')].some(c => c.innerText.includes('Atlas TLS'))",
+        )
+        .await;
+        b
+    });
+}
+
+#[test]
+fn a_question_is_answered_with_sources_that_open_the_file() {
+    let dir = fixture();
+    knower(
+        dir.path(),
+        &["update", "Remember to renew the Atlas TLS certificate"],
+        None,
+    );
+    let server = serve(dir.path(), "127.0.0.1:0");
+    scenario(|b| async move {
+        b.goto(&server.url).await;
+        b.until("the tree is shown", "document.querySelector('.tree-row')")
+            .await;
+
+        // `/` anywhere but in a text field switches to search.
+        b.client
+            .perform_actions(
+                KeyActions::new("keyboard".into())
+                    .then(KeyAction::Down { value: '/' })
+                    .then(KeyAction::Up { value: '/' }),
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            b.eval(
+                "document.activeElement.id + ' ' + document.querySelector('#composer').dataset.mode"
+            )
+            .await,
+            json!("input search")
+        );
+        b.send("When does the TLS certificate need renewing?").await;
+        b.until(
+            "the answer and its sources are shown",
+            "document.querySelector('.answer-card .source')",
+        )
+        .await;
+        let answer = b
+            .eval("document.querySelector('.answer-card .answer').innerText")
+            .await;
+        assert!(
+            answer.as_str().unwrap().contains("TLS"),
+            "the answer: {answer}"
+        );
+        b.screenshot("2-answer").await;
+
+        b.click(".answer-card .source").await;
+        b.until(
+            "the cited lines are highlighted in the file",
+            "[...document.querySelectorAll('#file-body[data-path=\"projects/atlas/tasks.md\"] .cited')].some(e => e.innerText.includes('TLS'))",
+        )
+        .await;
+        b.screenshot("2-source-opened").await;
+
+        // A narrow window: the tree moves into a drawer behind a menu button.
+        b.client.set_window_size(420, 860).await.unwrap();
+        b.until(
+            "the sidebar is out of sight",
+            "document.querySelector('#sidebar').getBoundingClientRect().right <= 0",
+        )
+        .await;
+        b.click("#menu").await;
+        b.until(
+            "the drawer shows the tree",
+            "document.querySelector('#sidebar').getBoundingClientRect().left >= 0",
+        )
+        .await;
+        b.screenshot("2-narrow-window").await;
+        b
+    });
+}
+
+#[test]
+fn an_ambiguous_note_waits_in_the_inbox_and_a_reply_files_it() {
+    let dir = fixture();
+    let vault = dir.path().to_path_buf();
+    let server = serve(&vault, "127.0.0.1:0");
+    scenario(|b| async move {
+        b.goto(&server.url).await;
+        b.until("the tree is shown", "document.querySelector('.tree-row')")
+            .await;
+        assert_eq!(
+            b.eval("document.querySelector('#inbox-badge').hidden")
+                .await,
+            json!(true)
+        );
+
+        b.send("Atlas or garden: which one first this weekend?")
+            .await;
+        b.until(
+            "the badge counts 1",
+            "!document.querySelector('#inbox-badge').hidden && document.querySelector('#inbox-badge').textContent === '1'",
+        )
+        .await;
+
+        b.click("#nav-inbox").await;
+        b.click(".inbox-item").await;
+        b.until(
+            "the review is shown",
+            "document.querySelector('#reply') && document.querySelector('.markdown').innerText.includes('which one first this weekend')",
+        )
+        .await;
+        b.screenshot("3-inbox-item").await;
+
+        b.click("#reply").await;
+        assert_eq!(
+            b.eval("document.querySelector('#composer').dataset.mode")
+                .await,
+            json!("answer")
+        );
+        b.send("garden").await;
+        b.until(
+            "the item is gone from the inbox",
+            "document.querySelector('#inbox-empty') && document.querySelector('#inbox-badge').hidden",
+        )
+        .await;
+        b.until(
+            "the file it landed in is in the tree",
+            &format!(
+                "document.querySelector('{}')",
+                css_path("projects/garden/state.md")
+            ),
+        )
+        .await;
+        b.screenshot("3-inbox-resolved").await;
+        let landed = std::fs::read_to_string(vault.join("projects/garden/state.md")).unwrap();
+        assert!(landed.contains("which one first this weekend?"), "{landed}");
+        assert!(
+            !vault
+                .join("inbox")
+                .read_dir()
+                .unwrap()
+                .any(|e| e.unwrap().path().is_dir())
+        );
+        b
+    });
+}
+
+// ---- live, safe, undoable -------------------------------------------------
+
+#[test]
+fn an_edit_on_disk_re_renders_scripts_never_run_and_the_journal_undoes() {
+    let dir = fixture();
+    let vault = dir.path().to_path_buf();
+    let hostile = "# Hostile\n\n<script>window.__pwned = 1</script>\n\n<img src=x onerror=\"window.__pwned = 2\">\n\n[click me](javascript:window.__pwned=3)\n\n<a href=\"#\" onclick=\"window.__pwned = 4\">or me</a>\n";
+    knower(
+        &vault,
+        &["write", "projects/atlas/hostile.md"],
+        Some(hostile),
+    );
+    let server = serve(&vault, "127.0.0.1:0");
+    scenario(|b| async move {
+        b.goto(&format!("{}/#/file/projects/atlas/hostile.md", server.url))
+            .await;
+        b.until(
+            "the note is rendered",
+            "document.querySelector('#file-body h1')?.innerText === 'Hostile'",
+        )
+        .await;
+        for link in b
+            .client
+            .find_all(Locator::Css("#file-body a"))
+            .await
+            .unwrap()
+        {
+            let _ = link.click().await;
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert_eq!(b.eval("window.__pwned === undefined").await, json!(true));
+        assert_eq!(
+            b.eval("document.querySelectorAll('#file-body script, #file-body [onerror], #file-body [onclick]').length").await,
+            json!(0)
+        );
+        b.mark_page().await;
+
+        // An editor saves the file: the open view follows.
+        std::fs::write(
+            vault.join("projects/atlas/hostile.md"),
+            "# Tamed\n\nEdited on disk.\n",
+        )
+        .unwrap();
+        b.until(
+            "the file re-renders",
+            "document.querySelector('#file-body')?.innerText.includes('Edited on disk.')",
+        )
+        .await;
+        b.still_same_page().await;
+
+        // The journal lists that edit; undoing it brings the note back.
+        b.click(".place[data-view=journal]").await;
+        let entry = r#"[...document.querySelectorAll('#journal .journal-entry')].find(e => e.innerText.includes('hostile.md'))"#;
+        b.until("the journal lists the edit", entry).await;
+        b.screenshot("4-journal").await;
+        b.eval(&format!("{entry}.querySelector('button.undo').click()"))
+            .await;
+        let restored = Instant::now();
+        loop {
+            let text = std::fs::read_to_string(vault.join("projects/atlas/hostile.md")).unwrap();
+            if text.contains("# Hostile") {
+                break;
+            }
+            assert!(restored.elapsed() < PATIENCE, "not undone: {text}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        b.until(
+            "the journal shows the undo",
+            "[...document.querySelectorAll('#journal .pill')].some(p => p.innerText.startsWith('undoes'))",
+        )
+        .await;
+        assert_eq!(b.eval("window.__pwned === undefined").await, json!(true));
+        b
+    });
+}
+
+#[test]
+fn after_the_server_restarts_the_page_reconnects_and_catches_up() {
+    let dir = fixture();
+    let vault = dir.path().to_path_buf();
+    let addr = format!("127.0.0.1:{}", free_port());
+    let first = serve(&vault, &addr);
+    let url = first.url.clone();
+    scenario(|b| async move {
+        b.goto(&url).await;
+        b.until(
+            "the stream is live",
+            "document.querySelector('#connection').dataset.state === 'live'",
+        )
+        .await;
+        b.mark_page().await;
+        drop(first);
+        b.until(
+            "the page sees the server gone",
+            "document.querySelector('#connection').dataset.state === 'reconnecting'",
+        )
+        .await;
+
+        // Written while no server runs: no event was ever sent for it.
+        knower(
+            &vault,
+            &["write", "projects/garden/while-away.md"],
+            Some("# While away\n\nWritten with the server down.\n"),
+        );
+        let _second = serve(&vault, &addr);
+        b.until(
+            "the page is live again and has caught up",
+            &format!(
+                "document.querySelector('#connection').dataset.state === 'live' && document.querySelector('{}')",
+                css_path("projects/garden/while-away.md")
+            ),
+        )
+        .await;
+        b.still_same_page().await;
+        b
+    });
+}
