@@ -212,7 +212,10 @@ class App {
   fail(error) {
     console.error(error);
     this.banner.classList.remove('info');
-    document.getElementById('banner-text').textContent = error?.message || String(error);
+    const text = error?.code === 'unauthorized'
+      ? 'This Knower server needs its token. Open the page once as /?token=<your KNOWER_TOKEN>; the tab keeps it.'
+      : error?.message || String(error);
+    document.getElementById('banner-text').textContent = text;
     this.banner.hidden = false;
   }
 

@@ -90,13 +90,14 @@ function parseLines(text) {
 
 export function fileView(app, path, params) {
   let lines = parseLines(params.get('lines'));
-  let raw = false;
+  // Text that is not markdown (JSON, YAML, code) is shown as it is.
+  let raw = !/\.(md|markdown)$/i.test(path);
   let data = null;
   let scrollAfterLoad = true;
 
   const rawButton = h(
     'button',
-    { type: 'button', class: 'button toggle', 'aria-pressed': 'false', title: 'Show the markdown as stored' },
+    { type: 'button', class: 'button toggle', 'aria-pressed': String(raw), title: 'Show the markdown as stored' },
     icon('raw'),
     'Raw',
   );
@@ -110,9 +111,17 @@ export function fileView(app, path, params) {
   app.tree.setActive(path);
 
   const load = async () => {
+    if (/\.(png|jpe?g|gif|webp)$/i.test(path)) {
+      showBinary();
+      return;
+    }
     try {
       data = await get(fileUrl(path));
     } catch (error) {
+      if (error.status === 422) {
+        showBinary();
+        return;
+      }
       if (error.status === 404) {
         data = null;
         fill(
@@ -124,6 +133,16 @@ export function fileView(app, path, params) {
       throw error;
     }
     render();
+  };
+
+  // An image is shown; any other file that is not text can be downloaded.
+  const showBinary = () => {
+    rawButton.hidden = true;
+    const image = /\.(png|jpe?g|gif|webp)$/i.test(path);
+    fill(app.view, h('div', { class: image ? 'picture' : 'empty' },
+      image
+        ? h('img', { src: `${rawUrl(path)}&v=${Date.now()}`, alt: path.split('/').pop(), id: 'file-image' })
+        : [h('strong', {}, 'This file is not text'), h('a', { href: rawUrl(path), download: path.split('/').pop() }, 'Download it')]));
   };
 
   const render = () => {

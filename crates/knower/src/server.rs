@@ -44,6 +44,7 @@ pub fn serve(vault: Arc<Vault>, addr: SocketAddr, json: bool) -> Outcome {
             addr,
             token: token(),
         };
+        let config_has_token = config.token.is_some();
         let server = Server::start(vault.clone(), index, config)
             .await
             .map_err(|e| failure(e.to_string(), None))?;
@@ -60,6 +61,10 @@ pub fn serve(vault: Arc<Vault>, addr: SocketAddr, json: bool) -> Outcome {
                 vault.root().display(),
                 server.app().agents.engine_label()
             );
+            if config_has_token {
+                // The token itself is not printed: this may go to a log.
+                println!("The web UI needs the token once: open {url}/?token=<your KNOWER_TOKEN>");
+            }
         }
         server
             .run(shutdown_signal())

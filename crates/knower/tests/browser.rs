@@ -23,6 +23,15 @@ static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 const PATIENCE: Duration = Duration::from_secs(20);
 const ENTER: &str = "\u{e007}";
 
+/// A valid 1×1 PNG.
+const PNG_1X1: &[u8] = &[
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f, 0x15, 0xc4,
+    0x89, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0xb0, 0x8e, 0xbe, 0xfd,
+    0x1f, 0x00, 0x04, 0xb7, 0x02, 0x71, 0x4c, 0x90, 0xfd, 0x7b, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45,
+    0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+];
+
 // ---- the vault and the server ---------------------------------------------
 
 fn knower(vault: &Path, args: &[&str], stdin: Option<&str>) -> String {
@@ -85,12 +94,21 @@ impl Drop for Served {
 
 /// `knower serve` in the foreground on `addr`.
 fn serve(vault: &Path, addr: &str) -> Served {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_knower"))
+    serve_with_token(vault, addr, None)
+}
+
+fn serve_with_token(vault: &Path, addr: &str, token: Option<&str>) -> Served {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_knower"));
+    command
         .arg("--vault")
         .arg(vault)
         .args(["--json", "serve", "--addr", addr])
         .env_remove("KNOWER_LLM")
-        .env_remove("KNOWER_TOKEN")
+        .env_remove("KNOWER_TOKEN");
+    if let Some(token) = token {
+        command.env("KNOWER_TOKEN", token);
+    }
+    let mut child = command
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -340,6 +358,55 @@ fn a_note_sent_appears_in_the_tree_and_opens_rendered() {
         b.screenshot("1-note-opened").await;
         b.still_same_page().await;
 
+        // A file attached to a note is stored in the vault with it.
+        let photo = tempfile::tempdir().unwrap();
+        let png = photo.path().join("whiteboard.png");
+        std::fs::write(&png, PNG_1X1).unwrap();
+        b.click(".modes [data-mode=update]").await;
+        b.client
+            .find(Locator::Css("#files"))
+            .await
+            .unwrap()
+            .send_keys(png.to_str().unwrap())
+            .await
+            .unwrap();
+        b.until(
+            "the attachment is listed",
+            "document.querySelector('#attachments').innerText.includes('whiteboard.png')",
+        )
+        .await;
+        b.send("Whiteboard photo from the Atlas planning session")
+            .await;
+        b.until(
+            "the note with its photo is filed",
+            "[...document.querySelectorAll('.update-card[data-state=\"done\"] a')].some(a => a.innerText.endsWith('.png'))",
+        )
+        .await;
+        assert_eq!(
+            b.eval("document.querySelector('#attachments').children.length")
+                .await,
+            json!(0)
+        );
+        // The note shows the photo, loaded from the vault.
+        b.eval("[...document.querySelectorAll('.update-card[data-state=\"done\"] a')].find(a => a.innerText.endsWith('state.md')).click()").await;
+        b.until(
+            "the photo is shown in the note",
+            "[...document.querySelectorAll('#file-body img')].some(i => i.complete && i.naturalWidth === 1 && i.src.includes('/api/raw?path=projects%2Fatlas%2Fattachments%2Fwhiteboard.png'))",
+        )
+        .await;
+
+        // The photo itself opens from the tree.
+        b.click(&format!(
+            "a.tree-row{}",
+            css_path("projects/atlas/attachments/whiteboard.png")
+        ))
+        .await;
+        b.until(
+            "the photo opens on its own",
+            "document.querySelector('#file-image')?.complete && document.querySelector('#file-image').naturalWidth === 1",
+        )
+        .await;
+
         // The update history shows it, done.
         b.click(".place[data-view=updates]").await;
         b.until(
@@ -586,6 +653,18 @@ fn after_the_server_restarts_the_page_reconnects_and_catches_up() {
         )
         .await;
 
+        // Sending now fails plainly, and the text stays to be sent again.
+        b.send("Garden: order more compost").await;
+        b.until(
+            "the failure is shown",
+            "!document.querySelector('#banner').hidden && document.querySelector('#banner').innerText.includes('cannot be reached')",
+        )
+        .await;
+        assert_eq!(
+            b.eval("document.querySelector('#input').value").await,
+            json!("Garden: order more compost")
+        );
+
         // Written while no server runs: no event was ever sent for it.
         knower(
             &vault,
@@ -602,6 +681,51 @@ fn after_the_server_restarts_the_page_reconnects_and_catches_up() {
         )
         .await;
         b.still_same_page().await;
+
+        // The kept text goes through now.
+        b.click("#send").await;
+        b.until(
+            "the kept note is filed",
+            "document.querySelector('.update-card[data-state=\"done\"]') && document.querySelector('#input').value === ''",
+        )
+        .await;
+        b
+    });
+}
+
+#[test]
+fn with_a_token_the_page_asks_for_it_once_and_keeps_it_out_of_the_address() {
+    let dir = fixture();
+    let server = serve_with_token(dir.path(), "127.0.0.1:0", Some("tok-3f9a"));
+    scenario(|b| async move {
+        // Without the token: a plain explanation, not a broken page.
+        b.goto(&server.url).await;
+        b.until(
+            "the page says a token is needed",
+            "!document.querySelector('#banner').hidden && document.querySelector('#banner').innerText.includes('token')",
+        )
+        .await;
+
+        b.goto(&format!("{}/?token=tok-3f9a", server.url)).await;
+        b.until(
+            "the page works with the token",
+            "document.querySelector('.tree-row') && document.querySelector('#connection').dataset.state === 'live'",
+        )
+        .await;
+        assert_eq!(b.eval("location.search").await, json!(""));
+        // Kept for the tab: a reload still works.
+        b.client.refresh().await.unwrap();
+        b.until(
+            "the page still works after a reload",
+            "document.querySelector('.tree-row') && document.querySelector('#connection').dataset.state === 'live'",
+        )
+        .await;
+        b.send("Remember to renew the Atlas TLS certificate").await;
+        b.until(
+            "an update goes through with the token",
+            "document.querySelector('.update-card[data-state=\"done\"]')",
+        )
+        .await;
         b
     });
 }
