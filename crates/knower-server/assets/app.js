@@ -16,6 +16,8 @@ const KEEP = 50;
 class Activity {
   constructor(onChange) {
     this.onChange = onChange;
+    /// The last status heard of each update, ours or not.
+    this.latest = new Map();
     try {
       this.cards = JSON.parse(localStorage.getItem(ACTIVITY_KEY) || '[]');
     } catch {
@@ -35,6 +37,8 @@ class Activity {
 
   add(card) {
     card.at = new Date().toISOString();
+    // Its events may have come before the server's answer did.
+    if (card.id && this.latest.has(card.id)) this.merge(card, this.latest.get(card.id));
     this.cards.push(card);
     this.save();
     return card;
@@ -52,12 +56,17 @@ class Activity {
 
   /// An `update_status` event (or a fetched update) for one of ours.
   apply(status) {
+    this.latest.set(status.id, status);
     const card = this.cards.find((c) => c.kind === 'update' && c.id === status.id);
     if (!card) return;
+    this.merge(card, status);
+    this.save();
+  }
+
+  merge(card, status) {
     for (const field of ['state', 'summary', 'error', 'changed_files', 'inbox_id', 'outcome']) {
       if (status[field] !== undefined) card[field] = status[field];
     }
-    this.save();
   }
 
   /// Updates still in flight, to ask about after a reconnect.

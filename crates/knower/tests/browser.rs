@@ -174,7 +174,7 @@ struct Browser {
 }
 
 impl Browser {
-    async fn start(driver: &Path, chromium: &Path) -> Browser {
+    async fn start(driver: &Path, chromium: &Path, extra: &[&str]) -> Browser {
         let port = free_port();
         let driver = Command::new(driver)
             .arg(format!("--port={port}"))
@@ -188,18 +188,27 @@ impl Browser {
             std::thread::sleep(Duration::from_millis(50));
         }
         let profile = tempfile::tempdir().unwrap();
+        let mut args: Vec<String> = [
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--window-size=1280,860",
+        ]
+        .iter()
+        .chain(extra)
+        .map(|arg| arg.to_string())
+        .collect();
+        args.push(format!("--user-data-dir={}", profile.path().display()));
         let mut capabilities = serde_json::Map::new();
         capabilities.insert(
             "goog:chromeOptions".into(),
-            json!({
-                "binary": chromium,
-                "args": [
-                    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                    "--disable-quic", "--no-first-run", "--disable-background-networking",
-                    "--disable-component-update", "--disable-sync", "--window-size=1280,860",
-                    format!("--user-data-dir={}", profile.path().display()),
-                ],
-            }),
+            json!({"binary": chromium, "args": args}),
         );
         let client = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
             .capabilities(capabilities)
@@ -297,6 +306,14 @@ fn scenario<F>(body: impl FnOnce(Browser) -> F)
 where
     F: std::future::Future<Output = Browser>,
 {
+    scenario_with(&[], body)
+}
+
+/// The same, with more Chromium flags.
+fn scenario_with<F>(flags: &[&str], body: impl FnOnce(Browser) -> F)
+where
+    F: std::future::Future<Output = Browser>,
+{
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let Some((driver, chromium)) = tools() else {
         return;
@@ -306,7 +323,7 @@ where
         .build()
         .unwrap();
     runtime.block_on(async {
-        let browser = Browser::start(&driver, &chromium).await;
+        let browser = Browser::start(&driver, &chromium, flags).await;
         body(browser).await.close().await;
     });
 }
@@ -503,6 +520,23 @@ fn an_ambiguous_note_waits_in_the_inbox_and_a_reply_files_it() {
                 .await,
             json!(true)
         );
+
+        // Shift+Enter is a new line, not a send.
+        let input = b.client.find(Locator::Css("#input")).await.unwrap();
+        input
+            .send_keys("first line\u{e008}\u{e007}\u{e000}second line")
+            .await
+            .unwrap();
+        assert_eq!(
+            b.eval("document.querySelector('#input').value").await,
+            json!("first line\nsecond line")
+        );
+        assert_eq!(
+            b.eval("document.querySelectorAll('.update-card').length")
+                .await,
+            json!(0)
+        );
+        input.clear().await.unwrap();
 
         b.send("Atlas or garden: which one first this weekend?")
             .await;
@@ -726,6 +760,43 @@ fn with_a_token_the_page_asks_for_it_once_and_keeps_it_out_of_the_address() {
             "document.querySelector('.update-card[data-state=\"done\"]')",
         )
         .await;
+        b
+    });
+}
+
+#[test]
+fn the_dark_theme_follows_the_system() {
+    let dir = fixture();
+    let server = serve(dir.path(), "127.0.0.1:0");
+    scenario_with(&["--force-dark-mode"], |b| async move {
+        b.goto(&format!(
+            "{}/#/file/projects/atlas/description.md",
+            server.url
+        ))
+        .await;
+        b.until(
+            "the note is shown",
+            "document.querySelector('#file-body h1')",
+        )
+        .await;
+        // The page's background is dark and its text light.
+        let luminance = "(c => { const [r, g, b] = c.match(/\\d+/g).map(Number); return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255; })";
+        let background = b
+            .eval(&format!(
+                "{luminance}(getComputedStyle(document.body).backgroundColor)"
+            ))
+            .await;
+        let text = b
+            .eval(&format!(
+                "{luminance}(getComputedStyle(document.querySelector('#file-body')).color)"
+            ))
+            .await;
+        assert!(
+            background.as_f64().unwrap() < 0.2,
+            "background {background}"
+        );
+        assert!(text.as_f64().unwrap() > 0.7, "text {text}");
+        b.screenshot("5-dark").await;
         b
     });
 }
