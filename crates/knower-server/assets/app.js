@@ -14,8 +14,9 @@ const KEEP = 50;
 
 /// What this browser sent and asked, kept across reloads.
 class Activity {
-  constructor(onChange) {
+  constructor(onChange, onFailed) {
     this.onChange = onChange;
+    this.onFailed = onFailed;
     /// The last status heard of each update, ours or not.
     this.latest = new Map();
     try {
@@ -64,9 +65,11 @@ class Activity {
   }
 
   merge(card, status) {
+    const was = card.state;
     for (const field of ['state', 'summary', 'error', 'changed_files', 'inbox_id', 'outcome']) {
       if (status[field] !== undefined) card[field] = status[field];
     }
+    if (card.state === 'failed' && was !== 'failed') this.onFailed(card);
   }
 
   /// Updates still in flight, to ask about after a reconnect.
@@ -87,6 +90,10 @@ class App {
     this.tree = new Tree(document.getElementById('tree'), document.getElementById('tree-count'));
     this.activity = new Activity(() => {
       if (this.current?.name === 'activity') this.current.load();
+    }, (card) => {
+      // One of ours failed: say so wherever the user is.
+      const what = card.text.length > 60 ? `${card.text.slice(0, 60)}…` : card.text;
+      this.fail(new Error(`“${what}” could not be filed: ${card.error ?? 'the update failed'}. See Activity to retry.`));
     });
     this.composer = new Composer(this);
     this.current = null;
@@ -229,6 +236,8 @@ class App {
   }
 
   notify(text) {
+    // An error on show is not hidden by good news.
+    if (!this.banner.hidden && !this.banner.classList.contains('info')) return;
     this.banner.classList.add('info');
     document.getElementById('banner-text').textContent = text;
     this.banner.hidden = false;

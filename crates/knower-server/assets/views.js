@@ -94,6 +94,7 @@ export function fileView(app, path, params) {
   let raw = !/\.(md|markdown)$/i.test(path);
   let data = null;
   let scrollAfterLoad = true;
+  let generation = 0;
 
   const rawButton = h(
     'button',
@@ -115,9 +116,15 @@ export function fileView(app, path, params) {
       showBinary();
       return;
     }
+    // Two changes in a row: only the newest load may render.
+    const mine = ++generation;
+    let loaded;
     try {
-      data = await get(fileUrl(path));
+      loaded = await get(fileUrl(path));
+      if (mine !== generation) return;
+      data = loaded;
     } catch (error) {
+      if (mine !== generation) return;
       if (error.status === 422) {
         showBinary();
         return;

@@ -561,6 +561,23 @@ fn an_ambiguous_note_waits_in_the_inbox_and_a_reply_files_it() {
                 .await,
             json!("answer")
         );
+        // An answer Knower cannot use fails plainly; the item stays.
+        b.send("no idea").await;
+        b.until(
+            "the failed reply is explained",
+            "!document.querySelector('#banner').hidden && document.querySelector('#banner').innerText.includes('could not be filed')",
+        )
+        .await;
+        let said = b.eval("document.querySelector('#banner').innerText").await;
+        assert!(said.as_str().unwrap().contains("option number"), "{said}");
+        assert_eq!(
+            b.eval("document.querySelector('#inbox-badge').textContent")
+                .await,
+            json!("1")
+        );
+
+        b.click(".inbox-item").await;
+        b.click("#reply").await;
         b.send("garden").await;
         b.until(
             "the item is gone from the inbox",
