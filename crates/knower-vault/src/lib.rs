@@ -10,6 +10,7 @@
 //! and tree.md → listeners. Changes made by other programs are brought into
 //! the same pipeline by [`Vault::rescan`] and [`Vault::watch`].
 
+mod batch;
 mod blobs;
 mod change;
 mod error;
@@ -28,11 +29,12 @@ mod vault;
 mod walk;
 mod watch;
 
+pub use batch::Batch;
 pub use blobs::Hash;
 pub use error::{Error, Result};
 pub use journal::{ChangeRecord, FileChange, Version};
 pub use manifest::{Entry, EntryKind};
-pub use path::VaultPath;
+pub use path::{VaultPath, slug};
 pub use sync::{Pending, SyncReport};
 pub use text::Position;
 pub use tree::{TreeNode, folder_summary, human_size, render as render_tree};

@@ -260,6 +260,20 @@ pub(crate) fn resolve(root: &Path, path: &VaultPath, access: Access) -> Result<P
     Ok(current)
 }
 
+/// A name for a file or folder made from a title: lower-case letters and
+/// digits, runs of anything else as one `-`.
+pub fn slug(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars().flat_map(char::to_lowercase) {
+        if c.is_alphanumeric() {
+            out.push(c);
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    out.trim_matches('-').to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

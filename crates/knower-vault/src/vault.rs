@@ -560,7 +560,7 @@ impl Vault {
 }
 
 /// A path the write operations may change: not the root, not tree.md.
-fn writable(path: &str) -> Result<VaultPath> {
+pub(crate) fn writable(path: &str) -> Result<VaultPath> {
     let p = VaultPath::parse(path)?;
     if p.is_root() {
         return Err(Error::Refused(
