@@ -73,9 +73,18 @@ function resolveNote(href, folder, files) {
   const direct = join(folder, href);
   const candidates = [direct, `${direct}.md`, join('', href), `${join('', href)}.md`];
   for (const candidate of candidates) if (files.includes(candidate)) return candidate;
-  // A wiki link names a note: match the file name without `.md`.
-  const name = href.split('/').pop().toLowerCase();
-  return files.find((path) => path.split('/').pop().replace(/\.md$/i, '').toLowerCase() === name) ?? null;
+  // A wiki link names a note: match its file name, as Knower makes file
+  // names from titles (`[[Acme Corp]]` is `acme-corp.md`).
+  const name = slug(href.split('/').pop().replace(/\.md$/i, ''));
+  const named = files.filter((path) => slug(path.split('/').pop().replace(/\.md$/i, '')) === name);
+  // A note beside this one first, then the knowledge graph's, then any.
+  return named.find((path) => path.startsWith(`${folder}/`)) ?? named.find((path) => path.startsWith('graph/')) ?? named[0] ?? null;
+}
+
+/// As `knower_vault::slug`: lower-case letters and digits, runs of anything
+/// else as one `-`.
+function slug(text) {
+  return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-+|-+$/g, '');
 }
 
 /// "12-14" → [12, 14]

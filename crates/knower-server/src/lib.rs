@@ -12,6 +12,7 @@ mod assets;
 mod error;
 pub mod events;
 mod guard;
+mod mcp;
 pub mod queue;
 pub mod render;
 mod routes;

@@ -9,12 +9,13 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use knower_agents::{Agents, INBOX};
+use knower_agents::{Agents, INBOX, Payload};
 use knower_index::Index;
 use knower_vault::{INTERNAL_DIR, Vault, WatchEvent, Watcher};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use crate::error::ApiError;
 use crate::events::Events;
 use crate::guard::Guard;
 use crate::queue::{Queue, QueueError};
@@ -69,6 +70,23 @@ pub struct App {
 }
 
 impl App {
+    /// Checks an update (its text, its inbox item) and queues it durably;
+    /// returns its id. What `POST /update` and MCP's `update` do.
+    pub async fn accept_update(&self, payload: Payload) -> Result<String, ApiError> {
+        payload.check()?;
+        if let Some(reference) = &payload.inbox_ref {
+            // Refused now rather than failing later in the queue.
+            knower_agents::inbox_item(&self.vault, reference).map_err(|e| match e {
+                knower_agents::Error::Invalid(detail) => ApiError::not_found(detail),
+                other => other.into(),
+            })?;
+        }
+        Ok(self
+            .queue
+            .accept(payload.text, payload.inbox_ref, payload.attachments)
+            .await?)
+    }
+
     /// Before a search that uses vectors: the passages written since the
     /// last pass get theirs, and from then on an embedder follows changes.
     pub fn prepare_vectors(&self) {
@@ -190,9 +208,14 @@ impl Server {
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
-        let router = routes::router(self.app.clone(), self.guard.clone());
+        let (mcp, stop_mcp) = crate::mcp::service(&self.app);
+        let router = routes::router(self.app.clone(), self.guard.clone(), mcp);
         let served = axum::serve(self.listener, router)
-            .with_graceful_shutdown(shutdown)
+            .with_graceful_shutdown(async move {
+                shutdown.await;
+                // MCP sessions hold streams open; they end with the server.
+                stop_mcp.cancel();
+            })
             .await;
         let _ = std::fs::remove_file(&self.run_file);
         let queue = self.app.queue.clone();

@@ -43,6 +43,16 @@ pub enum Command {
         #[command(flatten)]
         listen: Listen,
     },
+    /// Serve Knower over MCP on stdin/stdout, for an AI client to start
+    /// (Claude Desktop, an IDE…): the agents, the vault's tools and a
+    /// knowledge-graph memory. Creates the vault if it does not exist.
+    Mcp,
+    /// The knowledge graph kept in graph/: import or export the reference
+    /// memory server's memory.jsonl.
+    Graph {
+        #[command(subcommand)]
+        action: GraphAction,
+    },
     /// Start the server in the background (pid and log under the vault's .knower/).
     Start {
         #[command(flatten)]
@@ -237,4 +247,20 @@ pub struct Why {
     /// The reason recorded in the journal (default: the command).
     #[arg(long, short = 'm', value_name = "REASON")]
     pub message: Option<String>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum GraphAction {
+    /// Merge a memory.jsonl into the graph: new entities, missing
+    /// observations and relations (one change, so one `knower undo`).
+    Import {
+        /// The file (`-` for standard input).
+        file: PathBuf,
+    },
+    /// Print the graph as memory.jsonl (or write it to a file).
+    Export {
+        /// Write here instead of standard output.
+        #[arg(long, short = 'o')]
+        output: Option<PathBuf>,
+    },
 }

@@ -52,7 +52,7 @@ pub(crate) fn failure(message: impl Into<String>, hint: Option<&str>) -> Failure
 pub(crate) type Outcome = Result<(), Failure>;
 
 /// The actor the journal records for changes made from the command line.
-const ACTOR: &str = "cli";
+pub(crate) const ACTOR: &str = "cli";
 
 pub fn run(cli: Cli) -> Outcome {
     let json = cli.json;
@@ -68,6 +68,15 @@ pub fn run(cli: Cli) -> Outcome {
             ))?;
             announce_rescan(&report, json);
             server::serve(vault, listen.addr, json)
+        }
+        Command::Mcp => {
+            // Standard output is the protocol's: nothing else is printed there.
+            let vault = Arc::new(open_or_create(&location()?, "knower mcp", true)?);
+            vault.rescan()?;
+            crate::mcp::serve(vault)
+        }
+        Command::Graph { action } => {
+            crate::mcp::graph(Arc::new(Vault::open(&location()?)?), action, json)
         }
         Command::Start { listen } => {
             let vault = open_or_create(&location()?, "knower start", json)?;
@@ -269,6 +278,8 @@ fn edit_or_read(vault: &Vault, command: Command, json: bool) -> Outcome {
         Command::Init { .. }
         | Command::Watch
         | Command::Serve { .. }
+        | Command::Mcp
+        | Command::Graph { .. }
         | Command::Start { .. }
         | Command::Stop
         | Command::Vault

@@ -4,6 +4,7 @@
 mod agents;
 mod cli;
 mod commands;
+mod mcp;
 mod search;
 mod server;
 

@@ -27,8 +27,9 @@ pub const MAX_JSON_BYTES: usize = 2 << 20;
 /// Multipart bodies: text and attached files.
 pub const MAX_MULTIPART_BYTES: usize = 64 << 20;
 
-pub fn router(app: Arc<App>, guard: Arc<Guard>) -> Router {
+pub fn router(app: Arc<App>, guard: Arc<Guard>, mcp: crate::mcp::Service) -> Router {
     Router::new()
+        .route_service("/mcp", mcp)
         .route("/", get(ui))
         .route("/assets/{name}", get(asset))
         .route(

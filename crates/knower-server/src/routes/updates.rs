@@ -77,18 +77,7 @@ pub async fn accept(
             "send application/json {\"text\": …} or multipart/form-data",
         ));
     };
-    payload.check()?;
-    if let Some(reference) = &payload.inbox_ref {
-        // Refused now rather than failing later in the queue.
-        knower_agents::inbox_item(&app.vault, reference).map_err(|e| match e {
-            knower_agents::Error::Invalid(detail) => ApiError::not_found(detail),
-            other => other.into(),
-        })?;
-    }
-    let id = app
-        .queue
-        .accept(payload.text, payload.inbox_ref, payload.attachments)
-        .await?;
+    let id = app.accept_update(payload).await?;
     Ok((
         StatusCode::ACCEPTED,
         Json(json!({"status": "accepted", "id": id})),

@@ -1,0 +1,262 @@
+//! Knower as an MCP server, with the official Rust SDK (`rmcp`).
+//!
+//! [`Knower`] is one MCP service: Knower's own tools ([`tools`]: `update`,
+//! `search`, and the vault's `tree`, `read`, `search_vault`, `write`,
+//! `edit`, `append`, `delete`, `move`), the reference memory server's nine
+//! knowledge-graph tools ([`memory`]), and resources ([`resources`]: every
+//! note, and the graph, which clients can subscribe to). `knower mcp`
+//! serves it over stdio ([`serve_stdio`]); `knower serve` mounts
+//! [`http_service`] at `/mcp` (streamable HTTP).
+//!
+//! What an update becomes depends on where Knower runs, so it comes from
+//! outside as [`Updates`]: the server's durable queue, or the CLI's path
+//! (the running server's queue, else the agent at once).
+
+mod memory;
+mod resources;
+mod tools;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use knower_agents::Agents;
+use knower_graph::Graph;
+use knower_index::Index;
+use knower_vault::{Author, Vault};
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::model::{
+    CallToolResult, ContentBlock, Implementation, ListResourcesResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+    SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
+};
+use rmcp::service::{RequestContext, SubscriptionContext};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt, tool_handler};
+use serde_json::Value;
+pub use tokio_util::sync::CancellationToken;
+
+pub use resources::{GRAPH_URI, VAULT_URI_PREFIX};
+
+/// The largest text a tool takes (a note's content, an update's text).
+pub const MAX_TEXT_BYTES: usize = 4 << 20;
+
+/// Where `update` sends information. Returns what the client should know:
+/// `{"status": "accepted", "id"}` from a queue, or the agent's report.
+pub trait Updates: Send + Sync + 'static {
+    fn submit(
+        &self,
+        text: String,
+        inbox_ref: Option<String>,
+    ) -> Pin<Box<dyn Future<Output = Result<Value, String>> + Send + '_>>;
+}
+
+/// Knower's MCP service for one vault. Cheap to clone: one per session.
+#[derive(Clone)]
+pub struct Knower {
+    vault: Arc<Vault>,
+    index: Arc<Index>,
+    agents: Arc<Agents>,
+    graph: Graph,
+    updates: Arc<dyn Updates>,
+    changes: resources::Changes,
+    tool_router: ToolRouter<Knower>,
+}
+
+impl Knower {
+    pub fn new(
+        vault: Arc<Vault>,
+        index: Arc<Index>,
+        agents: Arc<Agents>,
+        updates: Arc<dyn Updates>,
+    ) -> Knower {
+        let changes = resources::Changes::follow(&vault);
+        Knower {
+            graph: Graph::new(vault.clone()),
+            vault,
+            index,
+            agents,
+            updates,
+            changes,
+            tool_router: Knower::knower_tools() + Knower::memory_tools(),
+        }
+    }
+
+    /// A copy for a new session: the same vault, its own subscriptions.
+    pub fn session(&self) -> Knower {
+        Knower {
+            changes: self.changes.for_session(),
+            ..self.clone()
+        }
+    }
+
+    /// Who a change made through MCP is by, and why.
+    fn author(&self, tool: &str, reason: Option<String>) -> Author {
+        let reason = reason
+            .filter(|r| !r.trim().is_empty())
+            .unwrap_or_else(|| format!("{tool} through MCP"));
+        Author::new("mcp", reason)
+    }
+}
+
+/// Serves `knower` on stdin/stdout until the client closes stdin.
+pub async fn serve_stdio(knower: Knower) -> Result<(), String> {
+    let running = knower
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|e| format!("the MCP session did not start: {e}"))?;
+    running
+        .waiting()
+        .await
+        .map_err(|e| format!("the MCP session failed: {e}"))?;
+    Ok(())
+}
+
+/// A tower service answering MCP's streamable HTTP.
+pub type HttpService = StreamableHttpService<Knower, LocalSessionManager>;
+
+/// The streamable HTTP endpoint, one [`Knower`] per session, and what
+/// ends its sessions at shutdown. `knower serve` mounts it at `/mcp`
+/// behind its own Host, Origin and token checks, so the SDK's Host list is
+/// not used twice (off loopback it would refuse every client).
+pub fn http_service(knower: Knower) -> (HttpService, CancellationToken) {
+    let stop = CancellationToken::new();
+    let mut config = StreamableHttpServerConfig::default()
+        .disable_allowed_hosts()
+        .with_cancellation_token(stop.child_token());
+    // Past the tools' own limit, so a big call gets their clear error;
+    // beyond this, 413.
+    config.max_request_body_bytes = 2 * MAX_TEXT_BYTES + (64 << 10);
+    let service =
+        StreamableHttpService::new(move || Ok(knower.session()), Default::default(), config);
+    (service, stop)
+}
+
+/// Runs blocking vault or index work off the async threads.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, String> + Send + 'static,
+) -> Result<T, String> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| format!("the operation stopped: {e}"))?
+}
+
+/// A tool's answer: the JSON as text (what every client shows) and as
+/// structured content.
+fn structured(value: Value) -> CallToolResult {
+    let text = serde_json::to_string_pretty(&value).expect("JSON serialises");
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(value);
+    result
+}
+
+/// A failure the caller's model should read (not a protocol error).
+fn failed(message: impl Into<String>) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(message.into())])
+}
+
+fn answer(result: Result<Value, String>) -> Result<CallToolResult, ErrorData> {
+    Ok(match result {
+        Ok(value) => structured(value),
+        Err(message) => failed(message),
+    })
+}
+
+fn check_size(what: &str, text: &str) -> Result<(), String> {
+    if text.len() > MAX_TEXT_BYTES {
+        return Err(format!(
+            "{what} is {} bytes; at most {MAX_TEXT_BYTES} are accepted",
+            text.len()
+        ));
+    }
+    Ok(())
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Knower {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .enable_resources_subscribe()
+                .build(),
+        )
+        .with_server_info(Implementation::new("knower", env!("CARGO_PKG_VERSION")))
+        .with_instructions(
+            "Knower is the user's personal memory: a vault of markdown notes. Use `search` to ask \
+             it a question (answers cite path:line), `update` to give it information to file, and \
+             the vault tools to read and change notes directly; every change is journaled and can \
+             be undone. The knowledge-graph tools (create_entities, add_observations, \
+             create_relations, search_nodes, open_nodes, read_graph…) keep entities as notes in \
+             graph/.",
+        )
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let vault = self.vault.clone();
+        Ok(ListResourcesResult::with_all_items(resources::list(&vault)))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let (vault, graph) = (self.vault.clone(), self.graph.clone());
+        let uri = request.uri.clone();
+        let read = tokio::task::spawn_blocking(move || resources::read(&vault, &graph, &uri))
+            .await
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        read.map(Into::into)
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        let mut accepted = SubscriptionFilter::new();
+        accepted.resource_subscriptions = requested.resource_subscriptions.as_ref().map(|uris| {
+            uris.iter()
+                .filter(|uri| resources::is_known(uri))
+                .cloned()
+                .collect()
+        });
+        Some(accepted)
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        self.changes.listen(context).await
+    }
+
+    #[allow(deprecated)]
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if !resources::is_known(&request.uri) {
+            return Err(ErrorData::resource_not_found(
+                format!("there is no resource {}", request.uri),
+                None,
+            ));
+        }
+        self.changes.subscribe(request.uri, context.peer);
+        Ok(())
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.changes.unsubscribe(&request.uri, &context.peer);
+        Ok(())
+    }
+}
