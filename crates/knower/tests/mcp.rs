@@ -862,3 +862,53 @@ async fn over_http_on_knower_serve_with_updates_queued() {
     assert!(!message.is_empty());
     client.cancel().await.unwrap();
 }
+
+#[test]
+fn graph_import_and_export_round_trip_the_reference_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = dir.path();
+    knower(v, &["init"], "");
+    let file = concat!(
+        r#"{"type":"entity","name":"Alice","entityType":"person","observations":["likes tea","has a dog"]}"#,
+        "\n",
+        r#"{"type":"entity","name":"Acme Corp","entityType":"company","observations":[]}"#,
+        "\n",
+        r#"{"type":"relation","from":"Alice","to":"Acme Corp","relationType":"works_at"}"#,
+        "\n",
+    );
+    let path = v.join("memory.jsonl");
+    std::fs::write(&path, file).unwrap();
+    let said = knower(v, &["graph", "import", path.to_str().unwrap()], "");
+    assert!(
+        said.contains("imported 2 entities, 2 observations and 1 relations"),
+        "{said}"
+    );
+    let sorted = |text: &str| {
+        let mut lines: Vec<&str> = text.lines().collect();
+        lines.sort();
+        lines.join("\n")
+    };
+    assert_eq!(sorted(&knower(v, &["graph", "export"], "")), sorted(file));
+    // The same from standard input changes nothing more.
+    let again = knower(v, &["--json", "graph", "import", "-"], file);
+    assert!(again.contains("\"entities\": 0"), "{again}");
+    // A broken file is refused with its line, and nothing is imported.
+    let out = knower_command(v)
+        .args(["graph", "import", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(b"{\"type\":\"entity\",\"name\":\"Zed\"}\n")?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("line 1"));
+    assert!(!knower(v, &["graph", "export"], "").contains("Zed"));
+}
