@@ -31,6 +31,7 @@ use rmcp::model::{
     SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
+use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt, tool_handler};
@@ -100,10 +101,18 @@ impl Knower {
     }
 }
 
+/// The longest message `knower mcp` reads: well past the tools' own limit,
+/// so an oversized call gets their clear error rather than the transport's
+/// silence (a longer line is dropped unread).
+pub const MAX_STDIO_MESSAGE_BYTES: usize = 64 << 20;
+
 /// Serves `knower` on stdin/stdout until the client closes stdin.
 pub async fn serve_stdio(knower: Knower) -> Result<(), String> {
+    let (stdin, stdout) = rmcp::transport::stdio();
+    let transport = AsyncRwTransport::<RoleServer, _, _>::new(stdin, stdout)
+        .with_max_line_length(MAX_STDIO_MESSAGE_BYTES);
     let running = knower
-        .serve(rmcp::transport::stdio())
+        .serve(transport)
         .await
         .map_err(|e| format!("the MCP session did not start: {e}"))?;
     running

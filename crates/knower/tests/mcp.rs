@@ -575,7 +575,8 @@ async fn the_vault_tools_work_and_bad_input_is_refused_while_the_server_keeps_se
         json!({"entities": [{"name": "x"}]}),
     )
     .await;
-    let giant = "x".repeat(5 << 20);
+    // Past the transport's default 16 MiB line: still a clear error.
+    let giant = "x".repeat(20 << 20);
     let message = refused(
         &client,
         "write",
@@ -860,6 +861,23 @@ async fn over_http_on_knower_serve_with_updates_queued() {
     )
     .await;
     assert!(!message.is_empty());
+    // A giant call: refused, and the session goes on.
+    let message = refused(
+        &client,
+        "write",
+        json!({"path": "big.md", "content": "x".repeat(5 << 20)}),
+    )
+    .await;
+    assert!(message.contains("at most"), "{message}");
+    let bigger = json!({"path": "bigger.md", "content": "x".repeat(12 << 20)});
+    let too_big = client
+        .call_tool(
+            CallToolRequestParams::new("write").with_arguments(bigger.as_object().unwrap().clone()),
+        )
+        .await;
+    assert!(too_big.is_err(), "past the body limit: an HTTP 413");
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 19);
+    assert!(!dir.path().join("bigger.md").exists());
     client.cancel().await.unwrap();
 }
 
