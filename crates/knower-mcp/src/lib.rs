@@ -165,11 +165,20 @@ fn failed(message: impl Into<String>) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(message.into())])
 }
 
-fn answer(result: Result<Value, String>) -> Result<CallToolResult, ErrorData> {
-    Ok(match result {
-        Ok(value) => structured(value),
+/// A tool's outcome as MCP answers it: `shown` turns a success into the
+/// result, a failure becomes a tool error the model reads.
+fn result<T>(
+    outcome: Result<T, String>,
+    shown: impl FnOnce(T) -> CallToolResult,
+) -> Result<CallToolResult, ErrorData> {
+    Ok(match outcome {
+        Ok(value) => shown(value),
         Err(message) => failed(message),
     })
+}
+
+fn answer(outcome: Result<Value, String>) -> Result<CallToolResult, ErrorData> {
+    result(outcome, structured)
 }
 
 fn check_size(what: &str, text: &str) -> Result<(), String> {

@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::{Knower, blocking, failed};
+use crate::{Knower, blocking, failed, result};
 
 #[derive(Deserialize, JsonSchema)]
 pub struct CreateEntitiesArgs {
@@ -81,16 +81,6 @@ fn too_big<'a>(texts: impl IntoIterator<Item = &'a String>) -> Option<CallToolRe
             "the call carries {total} bytes of text; at most {} are accepted",
             crate::MAX_TEXT_BYTES
         ))
-    })
-}
-
-fn result<T>(
-    outcome: Result<T, String>,
-    ok: impl FnOnce(T) -> CallToolResult,
-) -> Result<CallToolResult, ErrorData> {
-    Ok(match outcome {
-        Ok(value) => ok(value),
-        Err(message) => failed(message),
     })
 }
 

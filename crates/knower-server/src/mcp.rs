@@ -21,10 +21,8 @@ impl Updates for Queued {
     ) -> Pin<Box<dyn Future<Output = Result<Value, String>> + Send + '_>> {
         Box::pin(async move {
             let payload = Payload {
-                id: None,
-                text,
-                attachments: vec![],
                 inbox_ref,
+                ..Payload::text(text)
             };
             let id = self.0.accept_update(payload).await.map_err(|e| e.detail)?;
             Ok(json!({"status": "accepted", "id": id}))

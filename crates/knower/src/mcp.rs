@@ -44,10 +44,8 @@ impl Updates for Direct {
                 }
                 None => {
                     let payload = Payload {
-                        id: None,
-                        text,
-                        attachments: vec![],
                         inbox_ref,
+                        ..Payload::text(text)
                     };
                     let report = runtime
                         .block_on(agents.update(payload))

@@ -6,12 +6,14 @@
 //! to skip them on a machine that cannot have a browser. Screenshots of
 //! each moment are kept in `target/tmp/browser/`.
 
-use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+
+mod support;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+use support::{free_port, knower, serve};
 
 use fantoccini::actions::{InputSource, KeyAction, KeyActions};
 use fantoccini::{Client, ClientBuilder, Locator};
@@ -32,39 +34,13 @@ const PNG_1X1: &[u8] = &[
     0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
 ];
 
-// ---- the vault and the server ---------------------------------------------
-
-fn knower(vault: &Path, args: &[&str], stdin: Option<&str>) -> String {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_knower"))
-        .arg("--vault")
-        .arg(vault)
-        .args(args)
-        .env_remove("KNOWER_VAULT")
-        .env_remove("KNOWER_LLM")
-        .env_remove("KNOWER_TOKEN")
-        .env_remove("KNOWER_ADDR")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    input.write_all(stdin.unwrap_or("").as_bytes()).unwrap();
-    drop(input);
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "knower {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
+// ---- the vault ---------------------------------------------------------------
 
 /// A vault with two projects the offline engine can tell apart.
 fn fixture() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let v = dir.path();
-    knower(v, &["init"], None);
+    knower(v, &["init"], "");
     for (path, text) in [
         (
             "projects/atlas/description.md",
@@ -75,65 +51,9 @@ fn fixture() -> tempfile::TempDir {
             "# Garden\n\nTomatoes, beans, compost and the watering schedule.\n",
         ),
     ] {
-        knower(v, &["write", path], Some(text));
+        knower(v, &["write", path], text);
     }
     dir
-}
-
-struct Served {
-    child: Child,
-    url: String,
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// `knower serve` in the foreground on `addr`.
-fn serve(vault: &Path, addr: &str) -> Served {
-    serve_with_token(vault, addr, None)
-}
-
-fn serve_with_token(vault: &Path, addr: &str, token: Option<&str>) -> Served {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_knower"));
-    command
-        .arg("--vault")
-        .arg(vault)
-        .args(["--json", "serve", "--addr", addr])
-        .env_remove("KNOWER_LLM")
-        .env_remove("KNOWER_TOKEN");
-    if let Some(token) = token {
-        command.env("KNOWER_TOKEN", token);
-    }
-    let mut child = command
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let started: Value = serde_json::from_str(&line).expect("serve prints its URL");
-    Served {
-        url: started["url"]
-            .as_str()
-            .unwrap()
-            .trim_end_matches('/')
-            .to_string(),
-        child,
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 // ---- the browser ------------------------------------------------------------
@@ -337,7 +257,7 @@ fn css_path(path: &str) -> String {
 #[test]
 fn a_note_sent_appears_in_the_tree_and_opens_rendered() {
     let dir = fixture();
-    let server = serve(dir.path(), "127.0.0.1:0");
+    let server = serve(dir.path(), "127.0.0.1:0", None);
     scenario(|b| async move {
         b.goto(&server.url).await;
         b.until(
@@ -441,9 +361,9 @@ fn a_question_is_answered_with_sources_that_open_the_file() {
     knower(
         dir.path(),
         &["update", "Remember to renew the Atlas TLS certificate"],
-        None,
+        "",
     );
-    let server = serve(dir.path(), "127.0.0.1:0");
+    let server = serve(dir.path(), "127.0.0.1:0", None);
     scenario(|b| async move {
         b.goto(&server.url).await;
         b.until("the tree is shown", "document.querySelector('.tree-row')")
@@ -510,7 +430,7 @@ fn a_question_is_answered_with_sources_that_open_the_file() {
 fn an_ambiguous_note_waits_in_the_inbox_and_a_reply_files_it() {
     let dir = fixture();
     let vault = dir.path().to_path_buf();
-    let server = serve(&vault, "127.0.0.1:0");
+    let server = serve(&vault, "127.0.0.1:0", None);
     scenario(|b| async move {
         b.goto(&server.url).await;
         b.until("the tree is shown", "document.querySelector('.tree-row')")
@@ -616,9 +536,9 @@ fn an_edit_on_disk_re_renders_scripts_never_run_and_the_journal_undoes() {
     knower(
         &vault,
         &["write", "projects/atlas/hostile.md"],
-        Some(hostile),
+        hostile,
     );
-    let server = serve(&vault, "127.0.0.1:0");
+    let server = serve(&vault, "127.0.0.1:0", None);
     scenario(|b| async move {
         b.goto(&format!("{}/#/file/projects/atlas/hostile.md", server.url))
             .await;
@@ -687,7 +607,7 @@ fn after_the_server_restarts_the_page_reconnects_and_catches_up() {
     let dir = fixture();
     let vault = dir.path().to_path_buf();
     let addr = format!("127.0.0.1:{}", free_port());
-    let first = serve(&vault, &addr);
+    let first = serve(&vault, &addr, None);
     let url = first.url.clone();
     scenario(|b| async move {
         b.goto(&url).await;
@@ -720,9 +640,9 @@ fn after_the_server_restarts_the_page_reconnects_and_catches_up() {
         knower(
             &vault,
             &["write", "projects/garden/while-away.md"],
-            Some("# While away\n\nWritten with the server down.\n"),
+            "# While away\n\nWritten with the server down.\n",
         );
-        let _second = serve(&vault, &addr);
+        let _second = serve(&vault, &addr, None);
         b.until(
             "the page is live again and has caught up",
             &format!(
@@ -747,7 +667,7 @@ fn after_the_server_restarts_the_page_reconnects_and_catches_up() {
 #[test]
 fn with_a_token_the_page_asks_for_it_once_and_keeps_it_out_of_the_address() {
     let dir = fixture();
-    let server = serve_with_token(dir.path(), "127.0.0.1:0", Some("tok-3f9a"));
+    let server = serve(dir.path(), "127.0.0.1:0", Some("tok-3f9a"));
     scenario(|b| async move {
         // Without the token: a plain explanation, not a broken page.
         b.goto(&server.url).await;
@@ -784,7 +704,7 @@ fn with_a_token_the_page_asks_for_it_once_and_keeps_it_out_of_the_address() {
 #[test]
 fn the_dark_theme_follows_the_system() {
     let dir = fixture();
-    let server = serve(dir.path(), "127.0.0.1:0");
+    let server = serve(dir.path(), "127.0.0.1:0", None);
     scenario_with(&["--force-dark-mode"], |b| async move {
         b.goto(&format!(
             "{}/#/file/projects/atlas/description.md",

@@ -6,9 +6,12 @@
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
+
+mod support;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use support::{knower, knower_command, serve};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ProtocolVersion, ReadResourceRequestParams,
@@ -39,41 +42,6 @@ impl ClientHandler for Watching {
         self.updated.lock().await.push(params.uri);
         self.heard.notify_waiters();
     }
-}
-
-fn knower_command(vault: &Path) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_knower"));
-    command
-        .arg("--vault")
-        .arg(vault)
-        .env_remove("KNOWER_VAULT")
-        .env_remove("KNOWER_LLM")
-        .env_remove("KNOWER_TOKEN")
-        .env_remove("KNOWER_ADDR");
-    command
-}
-
-fn knower(vault: &Path, args: &[&str], stdin: &str) -> String {
-    let mut child = knower_command(vault)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "knower {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 /// `knower mcp` on a new vault, with a client connected over stdio.
@@ -760,51 +728,12 @@ fn closing_stdin_ends_the_stdio_server_promptly() {
     }
 }
 
-/// `knower serve` on a free port, in the foreground.
-struct Served {
-    child: Child,
-    url: String,
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn serve(vault: &Path, token: Option<&str>) -> Served {
-    let mut command = knower_command(vault);
-    command.args(["--json", "serve", "--addr", "127.0.0.1:0"]);
-    if let Some(token) = token {
-        command.env("KNOWER_TOKEN", token);
-    }
-    let mut child = command
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let started: Value = serde_json::from_str(&line).unwrap();
-    Served {
-        url: started["url"]
-            .as_str()
-            .unwrap()
-            .trim_end_matches('/')
-            .to_string(),
-        child,
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn over_http_on_knower_serve_with_updates_queued() {
     knower_llm::install_tls_provider();
     let dir = tempfile::tempdir().unwrap();
     knower(dir.path(), &["init"], "");
-    let server = serve(dir.path(), Some("tok-81c2"));
+    let server = serve(dir.path(), "127.0.0.1:0", Some("tok-81c2"));
 
     // Without the token: refused.
     let refused_client = ()

@@ -1,0 +1,94 @@
+//! What the process-level tests share: running `knower` on a vault, and
+//! `knower serve` on a port.
+#![allow(dead_code)] // each test file uses its own part
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+use serde_json::Value;
+
+/// `knower --vault VAULT`, untouched by the caller's environment.
+pub fn knower_command(vault: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_knower"));
+    command
+        .arg("--vault")
+        .arg(vault)
+        .env_remove("KNOWER_VAULT")
+        .env_remove("KNOWER_LLM")
+        .env_remove("KNOWER_TOKEN")
+        .env_remove("KNOWER_ADDR");
+    command
+}
+
+/// Runs `knower` with `stdin`; its output, which must be a success.
+pub fn knower(vault: &Path, args: &[&str], stdin: &str) -> String {
+    let mut child = knower_command(vault)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "knower {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// `knower serve` in the foreground; killed when dropped.
+pub struct Served {
+    pub child: Child,
+    /// `http://127.0.0.1:PORT`, without a trailing slash.
+    pub url: String,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn serve(vault: &Path, addr: &str, token: Option<&str>) -> Served {
+    let mut command = knower_command(vault);
+    command.args(["--json", "serve", "--addr", addr]);
+    if let Some(token) = token {
+        command.env("KNOWER_TOKEN", token);
+    }
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let started: Value = serde_json::from_str(&line).expect("serve prints its URL");
+    Served {
+        url: started["url"]
+            .as_str()
+            .unwrap()
+            .trim_end_matches('/')
+            .to_string(),
+        child,
+    }
+}
+
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
