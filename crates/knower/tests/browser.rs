@@ -533,11 +533,7 @@ fn an_edit_on_disk_re_renders_scripts_never_run_and_the_journal_undoes() {
     let dir = fixture();
     let vault = dir.path().to_path_buf();
     let hostile = "# Hostile\n\n<script>window.__pwned = 1</script>\n\n<img src=x onerror=\"window.__pwned = 2\">\n\n[click me](javascript:window.__pwned=3)\n\n<a href=\"#\" onclick=\"window.__pwned = 4\">or me</a>\n";
-    knower(
-        &vault,
-        &["write", "projects/atlas/hostile.md"],
-        hostile,
-    );
+    knower(&vault, &["write", "projects/atlas/hostile.md"], hostile);
     let server = serve(&vault, "127.0.0.1:0", None);
     scenario(|b| async move {
         b.goto(&format!("{}/#/file/projects/atlas/hostile.md", server.url))
