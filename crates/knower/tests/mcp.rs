@@ -859,3 +859,22 @@ fn graph_import_and_export_round_trip_the_reference_file() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("line 1"));
     assert!(!knower(v, &["graph", "export"], "").contains("Zed"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_a_server_running_a_stdio_update_joins_its_queue() {
+    let dir = tempfile::tempdir().unwrap();
+    knower(dir.path(), &["init"], "");
+    let _server = serve(dir.path(), "127.0.0.1:0", None);
+    let client = connect(dir.path(), Watching::default()).await;
+    let accepted = ok(
+        &client,
+        "update",
+        json!({"text": "Remember to water the tomatoes"}),
+    )
+    .await;
+    assert_eq!(accepted["status"], "accepted", "{accepted}");
+    let id = accepted["id"].as_str().unwrap();
+    let shown = knower(dir.path(), &["--json", "updates", "show", id], "");
+    assert!(shown.contains(id), "{shown}");
+    client.cancel().await.unwrap();
+}
