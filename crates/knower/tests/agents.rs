@@ -3,21 +3,17 @@
 //! (a scripted server on 127.0.0.1).
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use knower_llm::Protocol;
 use knower_llm::scripted::{ScriptedServer, Step, openai};
 use serde_json::{Value, json};
 
+mod support;
+use support::{knower_command, two_projects as fixture};
+
 fn knower(vault: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_knower"))
-        .arg("--vault")
-        .arg(vault)
-        .args(args)
-        .env_remove("KNOWER_VAULT")
-        .env_remove("KNOWER_LLM")
-        .output()
-        .unwrap()
+    knower_command(vault).args(args).output().unwrap()
 }
 
 fn ok(vault: &Path, args: &[&str]) -> String {
@@ -34,36 +30,6 @@ fn json(vault: &Path, args: &[&str]) -> Value {
     let mut all = vec!["--json"];
     all.extend_from_slice(args);
     serde_json::from_str(&ok(vault, &all)).unwrap()
-}
-
-fn fixture() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let v = dir.path();
-    ok(v, &["init"]);
-    for (path, text) in [
-        (
-            "projects/atlas/description.md",
-            "# Atlas\n\nThe mapping service: tiles and the geocoding API on Postgres.\n",
-        ),
-        (
-            "projects/garden/description.md",
-            "# Garden\n\nTomatoes, beans, compost and the watering schedule.\n",
-        ),
-    ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_knower"))
-            .args(["--vault", v.to_str().unwrap(), "write", path])
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::null())
-            .spawn()
-            .and_then(|mut c| {
-                use std::io::Write;
-                c.stdin.take().unwrap().write_all(text.as_bytes())?;
-                c.wait_with_output()
-            })
-            .unwrap();
-        assert!(out.status.success());
-    }
-    dir
 }
 
 #[test]
@@ -176,14 +142,8 @@ fn knower_llm_selects_the_model_and_a_bad_setting_is_a_clear_error() {
             )),
         ],
     );
-    let out = Command::new(env!("CARGO_BIN_EXE_knower"))
-        .args([
-            "--vault",
-            v.to_str().unwrap(),
-            "--json",
-            "update",
-            "Tiles now render in 40 ms",
-        ])
+    let out = knower_command(v)
+        .args(["--json", "update", "Tiles now render in 40 ms"])
         .env("KNOWER_LLM", "openai-compatible:scripted-model")
         .env("KNOWER_LLM_BASE_URL", server.base_url())
         .output()
@@ -202,8 +162,8 @@ fn knower_llm_selects_the_model_and_a_bad_setting_is_a_clear_error() {
             .contains("40 ms")
     );
 
-    let out = Command::new(env!("CARGO_BIN_EXE_knower"))
-        .args(["--vault", v.to_str().unwrap(), "update", "x"])
+    let out = knower_command(v)
+        .args(["update", "x"])
         .env("KNOWER_LLM", "openai:gpt-4o")
         .env_remove("OPENAI_API_KEY")
         .env_remove("KNOWER_LLM_API_KEY")

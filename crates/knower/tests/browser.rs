@@ -13,7 +13,7 @@ use std::process::{Child, Command, Stdio};
 mod support;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
-use support::{free_port, knower, serve};
+use support::{free_port, knower, serve, two_projects as fixture};
 
 use fantoccini::actions::{InputSource, KeyAction, KeyActions};
 use fantoccini::{Client, ClientBuilder, Locator};
@@ -33,28 +33,6 @@ const PNG_1X1: &[u8] = &[
     0x1f, 0x00, 0x04, 0xb7, 0x02, 0x71, 0x4c, 0x90, 0xfd, 0x7b, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45,
     0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
 ];
-
-// ---- the vault ---------------------------------------------------------------
-
-/// A vault with two projects the offline engine can tell apart.
-fn fixture() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let v = dir.path();
-    knower(v, &["init"], "");
-    for (path, text) in [
-        (
-            "projects/atlas/description.md",
-            "# Atlas\n\nThe mapping service: tiles and the geocoding API on Postgres.\n",
-        ),
-        (
-            "projects/garden/description.md",
-            "# Garden\n\nTomatoes, beans, compost and the watering schedule.\n",
-        ),
-    ] {
-        knower(v, &["write", path], text);
-    }
-    dir
-}
 
 // ---- the browser ------------------------------------------------------------
 

@@ -9,11 +9,8 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tempfile::TempDir;
 
-fn knower(vault: &Path) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_knower"));
-    cmd.arg("--vault").arg(vault).env_remove("KNOWER_VAULT");
-    cmd
-}
+mod support;
+use support::knower_command as knower;
 
 fn run(mut cmd: Command, stdin: &str) -> Output {
     let mut child = cmd

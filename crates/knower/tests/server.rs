@@ -1,24 +1,17 @@
 //! The server as separate processes: `start`, `status`, `update` through
 //! the server, `stop`; and `kill -9` in the middle of a queue.
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::Output;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+mod support;
+use support::{knower_command, serve};
+
 fn knower(vault: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_knower"))
-        .arg("--vault")
-        .arg(vault)
-        .args(args)
-        .env_remove("KNOWER_VAULT")
-        .env_remove("KNOWER_LLM")
-        .env_remove("KNOWER_TOKEN")
-        .env_remove("KNOWER_ADDR")
-        .output()
-        .unwrap()
+    knower_command(vault).args(args).output().unwrap()
 }
 
 fn ok(vault: &Path, args: &[&str]) -> String {
@@ -30,27 +23,6 @@ fn ok(vault: &Path, args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).unwrap()
-}
-
-/// `knower serve` on a free port, in the foreground; returns the process
-/// and its URL.
-fn serve(vault: &Path) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_knower"))
-        .arg("--vault")
-        .arg(vault)
-        .args(["--json", "serve", "--addr", "127.0.0.1:0"])
-        .env_remove("KNOWER_LLM")
-        .env_remove("KNOWER_TOKEN")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let started: Value = serde_json::from_str(&line).expect("serve prints its URL");
-    (child, started["url"].as_str().unwrap().to_string())
 }
 
 fn runtime() -> tokio::runtime::Runtime {
@@ -119,7 +91,8 @@ fn kill_9_mid_queue_then_restart_runs_every_acknowledged_update_exactly_once() {
     let dir = tempfile::tempdir().unwrap();
     let v = dir.path();
     ok(v, &["init"]);
-    let (mut child, url) = serve(v);
+    let mut served = serve(v, "127.0.0.1:0", None);
+    let url = served.url.clone();
     let count = 150;
     let runtime = runtime();
     let ids: Vec<String> = runtime.block_on(async {
@@ -167,10 +140,11 @@ fn kill_9_mid_queue_then_restart_runs_every_acknowledged_update_exactly_once() {
         assert!(Instant::now() < deadline, "nothing was processed");
         std::thread::sleep(Duration::from_millis(5));
     }
-    child.kill().unwrap(); // SIGKILL
-    child.wait().unwrap();
+    served.child.kill().unwrap(); // SIGKILL
+    served.child.wait().unwrap();
 
-    let (mut child, url) = serve(v);
+    let mut served = serve(v, "127.0.0.1:0", None);
+    let url = served.url.clone();
     let deadline = Instant::now() + Duration::from_secs(120);
     for id in &ids {
         loop {
@@ -183,8 +157,8 @@ fn kill_9_mid_queue_then_restart_runs_every_acknowledged_update_exactly_once() {
             std::thread::sleep(Duration::from_millis(20));
         }
     }
-    child.kill().unwrap();
-    child.wait().unwrap();
+    served.child.kill().unwrap();
+    served.child.wait().unwrap();
 
     // Exactly once: one changelog entry per update, and each text in the
     // vault once (filed, or waiting in the inbox).

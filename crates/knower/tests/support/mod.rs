@@ -45,6 +45,26 @@ pub fn knower(vault: &Path, args: &[&str], stdin: &str) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// A vault with two projects the offline engine can tell apart.
+pub fn two_projects() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let v = dir.path();
+    knower(v, &["init"], "");
+    for (path, text) in [
+        (
+            "projects/atlas/description.md",
+            "# Atlas\n\nThe mapping service: tiles and the geocoding API on Postgres.\n",
+        ),
+        (
+            "projects/garden/description.md",
+            "# Garden\n\nTomatoes, beans, compost and the watering schedule.\n",
+        ),
+    ] {
+        knower(v, &["write", path], text);
+    }
+    dir
+}
+
 /// `knower serve` in the foreground; killed when dropped.
 pub struct Served {
     pub child: Child,
