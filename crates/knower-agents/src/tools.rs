@@ -97,11 +97,9 @@ impl ReadTools {
             Some(other) => return Err(format!("mode must be \"fast\" or \"deep\", not {other:?}")),
         };
         let scope = opt_str(args, "scope")?.map(str::to_string);
-        if mode == Mode::Deep && self.index.load_model().is_ok() {
-            self.index
-                .embed_pending(&mut |_, _| {})
-                .map_err(|e| e.to_string())?;
-        }
+        self.index
+            .prepare(mode, &mut |_, _| {})
+            .map_err(|e| e.to_string())?;
         let options = SearchOptions {
             mode,
             scope,

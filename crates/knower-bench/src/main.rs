@@ -65,12 +65,7 @@ fn search(args: &[String]) -> Result<(), String> {
         let plan = search_quality::Plan {
             modes: modes
                 .split(',')
-                .map(|m| match m {
-                    "fast" => Ok(knower_index::Mode::Fast),
-                    "vector" => Ok(knower_index::Mode::Vector),
-                    "deep" => Ok(knower_index::Mode::Deep),
-                    other => Err(format!("unknown mode {other}")),
-                })
+                .map(str::parse::<knower_index::Mode>)
                 .collect::<Result<_, _>>()?,
             sweep,
             chunk_chars: args

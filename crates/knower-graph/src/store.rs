@@ -39,10 +39,10 @@ pub struct Graph {
 
 /// The entities as stored: name → (note path, note text, parsed note).
 struct Stored {
-    entities: BTreeMap<String, Stored1>,
+    entities: BTreeMap<String, StoredEntity>,
 }
 
-struct Stored1 {
+struct StoredEntity {
     path: String,
     text: String,
     note: Note,
@@ -367,7 +367,7 @@ impl Stored {
                 continue;
             };
             if let Some(note) = note::parse(&text) {
-                entities.entry(note.name.clone()).or_insert(Stored1 {
+                entities.entry(note.name.clone()).or_insert(StoredEntity {
                     path: path.as_str().to_string(),
                     text,
                     note,
@@ -384,13 +384,7 @@ impl Stored {
             .filter(|e| wanted(&e.note))
             .map(|e| e.note.name.as_str())
             .collect();
-        let mut entities: Vec<&Stored1> = self
-            .entities
-            .values()
-            .filter(|e| chosen.contains(e.note.name.as_str()))
-            .collect();
-        entities.sort_by(|a, b| a.path.cmp(&b.path));
-        let mut all: Vec<&Stored1> = self.entities.values().collect();
+        let mut all: Vec<&StoredEntity> = self.entities.values().collect();
         all.sort_by(|a, b| a.path.cmp(&b.path));
         let relations = all
             .iter()
@@ -404,8 +398,9 @@ impl Stored {
             .filter(|r| chosen.contains(r.from.as_str()) || chosen.contains(r.to.as_str()))
             .collect();
         KnowledgeGraph {
-            entities: entities
+            entities: all
                 .into_iter()
+                .filter(|e| chosen.contains(e.note.name.as_str()))
                 .map(|e| Entity {
                     name: e.note.name.clone(),
                     entity_type: e.note.entity_type.clone(),
@@ -439,7 +434,7 @@ impl Stored {
         batch.write(&path, &text)?;
         self.entities.insert(
             entity.name.clone(),
-            Stored1 {
+            StoredEntity {
                 path,
                 note: Note {
                     name: entity.name.clone(),

@@ -42,6 +42,20 @@ pub enum Mode {
     Vector,
 }
 
+impl std::str::FromStr for Mode {
+    type Err = String;
+
+    /// `fast`, `deep` or `vector`, as the APIs and the MCP tools name them.
+    fn from_str(name: &str) -> std::result::Result<Mode, String> {
+        match name {
+            "fast" => Ok(Mode::Fast),
+            "deep" => Ok(Mode::Deep),
+            "vector" => Ok(Mode::Vector),
+            other => Err(format!("mode `{other}` is not one of fast, deep, vector")),
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct SearchOptions {
     pub mode: Mode,
@@ -421,6 +435,16 @@ impl Index {
     }
 
     /// Embeds every chunk that has no vector yet. Returns how many.
+    /// Before a search in `mode`: when it uses vectors and the model can be
+    /// loaded, the passages written since the last pass get theirs. Without
+    /// the model nothing happens here; the search says so and uses BM25.
+    pub fn prepare(&self, mode: Mode, progress: &mut dyn FnMut(usize, usize)) -> Result<()> {
+        if mode != Mode::Fast && self.load_model().is_ok() {
+            self.embed_pending(progress)?;
+        }
+        Ok(())
+    }
+
     pub fn embed_pending(&self, progress: &mut dyn FnMut(usize, usize)) -> Result<usize> {
         self.embed_some(usize::MAX, progress)
     }

@@ -129,12 +129,7 @@ pub struct MoveArgs {
 }
 
 fn mode(name: Option<&str>) -> Result<Mode, String> {
-    match name.unwrap_or("fast") {
-        "fast" => Ok(Mode::Fast),
-        "deep" => Ok(Mode::Deep),
-        "vector" => Ok(Mode::Vector),
-        other => Err(format!("mode `{other}` is not one of fast, deep, vector")),
-    }
+    name.unwrap_or("fast").parse()
 }
 
 /// What a write tool reports: the journal entry that can undo it.
@@ -201,9 +196,7 @@ impl Knower {
         let scope = args.scope.filter(|s| !s.trim().is_empty());
         answer(
             blocking(move || {
-                if mode != Mode::Fast && index.load_model().is_ok() {
-                    let _ = index.embed_pending(&mut |_, _| {});
-                }
+                let _ = index.prepare(mode, &mut |_, _| {});
                 let found = runtime
                     .block_on(agents.ask_within(&args.query, mode, scope.as_deref()))
                     .map_err(|e| e.to_string())?;
@@ -290,9 +283,7 @@ impl Knower {
         let index = self.index.clone();
         answer(
             blocking(move || {
-                if mode != Mode::Fast && index.load_model().is_ok() {
-                    let _ = index.embed_pending(&mut |_, _| {});
-                }
+                let _ = index.prepare(mode, &mut |_, _| {});
                 let options = SearchOptions {
                     mode,
                     scope: args.scope.filter(|s| !s.trim().is_empty()),

@@ -44,9 +44,7 @@ pub fn prepare(index: &Index, mode: ModeArg, json: bool) -> Result<Mode, Failure
         ModeArg::Deep => Mode::Deep,
         ModeArg::Vector => Mode::Vector,
     };
-    if mode != Mode::Fast && index.load_model().is_ok() {
-        index.embed_pending(&mut progress_bar("embedding new passages", json))?;
-    }
+    index.prepare(mode, &mut progress_bar("embedding new passages", json))?;
     Ok(mode)
 }
 

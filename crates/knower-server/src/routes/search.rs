@@ -38,16 +38,12 @@ pub async fn search(
 ) -> Result<Json<Rendered>, ApiError> {
     let Json(request) =
         body.map_err(|e| ApiError::new(e.status(), "invalid_json", e.body_text()))?;
-    let mode = match request.mode.as_deref().unwrap_or("fast") {
-        "fast" => Mode::Fast,
-        "deep" => Mode::Deep,
-        "vector" => Mode::Vector,
-        other => {
-            return Err(ApiError::bad_request(format!(
-                "mode `{other}` is not one of fast, deep, vector"
-            )));
-        }
-    };
+    let mode: Mode = request
+        .mode
+        .as_deref()
+        .unwrap_or("fast")
+        .parse()
+        .map_err(ApiError::bad_request)?;
     let scope = request.scope.filter(|s| !s.trim().is_empty());
     // The agents read the vault and the index synchronously: a blocking
     // thread keeps the server's event loop free.
