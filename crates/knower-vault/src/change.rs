@@ -3,12 +3,14 @@
 //! runs as one [`Tx`] while the vault lock is held:
 //!
 //! 1. catch up with what other processes did (manifest and journal tails);
-//! 2. each file operation keeps the content it replaces in the blob store,
-//!    writes atomically, and updates the manifest entry;
+//! 2. before its first write, the change notes who makes it in the
+//!    write-ahead intent (see `intent.rs`); each file operation keeps the
+//!    content it replaces in the blob store, writes atomically, and updates
+//!    the manifest entry;
 //! 3. on commit — also when the operation failed half-way, so the record
 //!    matches the disk — one journal record lists every path's before and
 //!    after version, the manifest records are appended, and tree.md is
-//!    regenerated from the manifest;
+//!    regenerated from the manifest, and the intent is cleared;
 //! 4. once the lock is released, listeners hear which paths changed.
 
 use std::collections::HashMap;
@@ -19,6 +21,7 @@ use crate::blobs::Hash;
 use crate::error::{Error, Result};
 use crate::frontmatter::{self, Stamp, Updated};
 use crate::fsutil;
+use crate::intent::Note;
 use crate::journal::{ChangeRecord, FileChange, Version};
 use crate::manifest::{Entry, EntryKind};
 use crate::path::{self, Access, VaultPath};
@@ -36,6 +39,17 @@ pub(crate) enum Current {
 pub(crate) struct Tx<'a> {
     pub(crate) vault: &'a Vault,
     pub(crate) state: &'a mut State,
+    author: Author,
+    undoes: Option<u64>,
+    /// False for recovery's repair of a change whose record is already in
+    /// the journal: the manifest catches up, the journal says it already.
+    journaled: bool,
+    /// Recording what a change that died had written: its files are taken
+    /// as they are (not stamped like an outside edit), so recovery itself
+    /// writes nothing.
+    pub(crate) recovering: bool,
+    /// The intent note is set: this change has written, or is writing.
+    intent_set: bool,
     /// One timestamp for the whole change.
     now: String,
     /// The version of each path as this change has seen or left it.
@@ -50,10 +64,20 @@ pub(crate) struct Tx<'a> {
 }
 
 impl<'a> Tx<'a> {
-    pub(crate) fn new(vault: &'a Vault, state: &'a mut State) -> Tx<'a> {
+    pub(crate) fn new(
+        vault: &'a Vault,
+        state: &'a mut State,
+        author: &Author,
+        undoes: Option<u64>,
+    ) -> Tx<'a> {
         Tx {
             vault,
             state,
+            author: author.clone(),
+            undoes,
+            journaled: true,
+            recovering: false,
+            intent_set: false,
             now: time::frontmatter_now(),
             known: HashMap::new(),
             files: Vec::new(),
@@ -65,6 +89,36 @@ impl<'a> Tx<'a> {
 
     pub(crate) fn now(&self) -> &str {
         &self.now
+    }
+
+    /// The change that records what a change that died half-way had
+    /// written; `journaled` is false when its record made it into the
+    /// journal, and only the manifest has to catch up.
+    pub(crate) fn recovery(mut self, journaled: bool) -> Self {
+        self.recovering = true;
+        self.journaled = journaled;
+        self
+    }
+
+    /// Called before every write to the vault: the first one notes the
+    /// change in the write-ahead intent, so that a crash from here on leaves
+    /// a trace of who was writing.
+    fn before_writing(&mut self) -> Result<()> {
+        if self.intent_set || !self.journaled {
+            return Ok(());
+        }
+        let note = Note {
+            actor: self.author.actor.clone(),
+            reason: self.author.reason.clone(),
+            undoes: self.undoes,
+            record: self.state.journal.next_id(),
+        };
+        self.vault
+            .intent
+            .set(&note)
+            .map_err(Error::io("noting the change in progress"))?;
+        self.intent_set = true;
+        Ok(())
     }
 
     fn disk(&self, path: &VaultPath) -> Result<std::path::PathBuf> {
@@ -142,6 +196,7 @@ impl<'a> Tx<'a> {
             .blobs
             .put(&hash, &bytes)
             .map_err(Error::io(format!("keeping the new version of {path}")))?;
+        self.before_writing()?;
         fsutil::write_atomic(&disk, &bytes).map_err(Error::io(format!("writing {path}")))?;
         let meta = fs::metadata(&disk).map_err(Error::io(format!("reading back {path}")))?;
         let entry = Entry::file(path, &bytes, hash, &meta);
@@ -171,6 +226,7 @@ impl<'a> Tx<'a> {
                     self.make_folder(&parent)?;
                 }
                 let disk = self.disk(path)?;
+                self.before_writing()?;
                 fs::create_dir(&disk).map_err(Error::io(format!("creating folder {path}")))?;
                 self.sync_parent(path)?;
                 self.record(
@@ -193,6 +249,7 @@ impl<'a> Tx<'a> {
             }),
             Version::File(hash) => {
                 let disk = self.disk(path)?;
+                self.before_writing()?;
                 fs::remove_file(&disk).map_err(Error::io(format!("removing {path}")))?;
                 self.sync_parent(path)?;
                 self.record(path, Version::File(hash), Version::Absent, None);
@@ -201,6 +258,7 @@ impl<'a> Tx<'a> {
             Version::Folder => {
                 let contents = self.folder_contents(path, true)?;
                 let disk = self.disk(path)?;
+                self.before_writing()?;
                 fs::remove_dir_all(&disk).map_err(Error::io(format!("removing {path}")))?;
                 self.sync_parent(path)?;
                 // Deepest first, so an undo recreates folders before their files.
@@ -237,6 +295,7 @@ impl<'a> Tx<'a> {
             self.make_folder(&parent)?;
         }
         let (from_disk, to_disk) = (self.disk(from)?, self.disk(to)?);
+        self.before_writing()?;
         fs::rename(&from_disk, &to_disk).map_err(Error::io(format!("moving {from} to {to}")))?;
         self.sync_parent(from)?;
         self.sync_parent(to)?;
@@ -393,25 +452,21 @@ impl<'a> Tx<'a> {
 
     /// Writes the journal record, the manifest records and tree.md, and
     /// returns the record (if anything changed) with the events to announce.
-    pub(crate) fn commit(
-        mut self,
-        author: &Author,
-        undoes: Option<u64>,
-    ) -> Result<(Option<ChangeRecord>, Vec<Changed>)> {
+    pub(crate) fn commit(mut self) -> Result<(Option<ChangeRecord>, Vec<Changed>)> {
         let files: Vec<FileChange> = std::mem::take(&mut self.files)
             .into_iter()
             .filter(|f| f.before != f.after)
             .collect();
-        let record = if files.is_empty() {
+        let record = if files.is_empty() || !self.journaled {
             None
         } else {
             let record = ChangeRecord {
                 id: self.state.journal.next_id(),
                 at: time::journal_now(),
-                actor: author.actor.clone(),
-                reason: author.reason.clone(),
+                actor: self.author.actor.clone(),
+                reason: self.author.reason.clone(),
                 files,
-                undoes,
+                undoes: self.undoes,
             };
             self.state
                 .journal
@@ -438,6 +493,12 @@ impl<'a> Tx<'a> {
                 path: VaultPath::parse(TREE_MD).expect("valid"),
                 removed: false,
             });
+        }
+        if self.intent_set {
+            self.vault
+                .intent
+                .clear()
+                .map_err(Error::io("clearing the note of the change in progress"))?;
         }
         Ok((record, events))
     }

@@ -16,6 +16,7 @@ mod change;
 mod error;
 pub mod frontmatter;
 mod fsutil;
+mod intent;
 mod journal;
 mod lock;
 mod manifest;

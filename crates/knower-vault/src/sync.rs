@@ -22,7 +22,7 @@ use crate::journal::{ChangeRecord, Version};
 use crate::manifest::{Entry, EntryKind};
 use crate::path::{self, Access, VaultPath};
 use crate::time;
-use crate::vault::{Author, TREE_MD, Vault};
+use crate::vault::{Author, Changed, State, TREE_MD, Vault};
 use crate::walk::walk;
 
 /// What one pass of the background job did.
@@ -92,6 +92,39 @@ impl Vault {
         })?;
         report.change = record;
         Ok(report)
+    }
+
+    /// Called with the lock held: when the last writer died half-way through
+    /// a change (its intent note is still there), brings what it had written
+    /// into the journal under its own author — so that, for example, an
+    /// interrupted update finds its partial changes and can undo them —
+    /// or, if its record made it into the journal, brings the manifest up to
+    /// date without a second record. Edits made by others while no Knower
+    /// process was watching are credited to that change too: the disk alone
+    /// cannot tell them apart.
+    pub(crate) fn recover(&self, state: &mut State) -> Result<Vec<Changed>> {
+        let Some(note) = self
+            .intent
+            .left_over()
+            .map_err(Error::io("reading the note of the change in progress"))?
+        else {
+            return Ok(Vec::new());
+        };
+        let committed = state.journal.next_id() > note.record;
+        let author = Author::new(
+            note.actor,
+            format!("{} (interrupted; recorded after the crash)", note.reason),
+        );
+        let mut tx = Tx::new(self, state, &author, note.undoes).recovery(!committed);
+        tx.check_tree = true;
+        let mut report = SyncReport::default();
+        let walked = tx.sync_path(&VaultPath::root(), &mut report, &mut |_, _| {});
+        let (_, events) = tx.commit()?;
+        walked?;
+        self.intent
+            .clear()
+            .map_err(Error::io("clearing the note of the change in progress"))?;
+        Ok(events)
     }
 
     /// What the next rescan would process, without processing it.
@@ -289,7 +322,8 @@ impl Tx<'_> {
             .put(&hash, &bytes)
             .map_err(Error::io(format!("keeping the new version of {path}")))?;
         let before = known.as_ref().map_or(Version::Absent, Version::from);
-        if let Some(stamped) = self.stamp_external(path, &bytes, meta, known.is_some())
+        if !self.recovering
+            && let Some(stamped) = self.stamp_external(path, &bytes, meta, known.is_some())
             && unchanged_since(&disk, meta)
         {
             self.store(path, before, stamped)?;
@@ -348,4 +382,124 @@ fn unchanged_since(disk: &std::path::Path, meta: &Metadata) -> bool {
         now.len() == meta.len()
             && crate::manifest::mtime_ns(&now) == crate::manifest::mtime_ns(meta)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::journal::FileChange;
+
+    fn vault() -> (tempfile::TempDir, Vault) {
+        let dir = tempfile::tempdir().unwrap();
+        let (vault, _) = Vault::init(dir.path(), &Author::new("test", "init")).unwrap();
+        (dir, vault)
+    }
+
+    fn letters(files: &[FileChange]) -> Vec<(char, &str)> {
+        let mut out: Vec<_> = files
+            .iter()
+            .map(|f| (f.letter(), f.path.as_str()))
+            .collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn what_a_change_that_died_had_written_is_journaled_as_its_own_and_undoable() {
+        let (dir, vault) = vault();
+        let root = dir.path();
+        let original = vault
+            .write("notes/a.md", "first", &Author::new("test", "setup"))
+            .unwrap();
+        assert!(original.is_some());
+        let a_before = std::fs::read_to_string(root.join("notes/a.md")).unwrap();
+        let before = vault.log().unwrap().len();
+
+        let author = Author::new("agent", "u1: filing a thought");
+        vault.die_mid_change(&author, |tx| {
+            let b = VaultPath::parse("ideas/b.md").unwrap();
+            let bytes = tx.prepare(&b, "a thought", None)?.unwrap();
+            tx.put(&b, bytes)?;
+            let a = VaultPath::parse("notes/a.md").unwrap();
+            let current = std::fs::read(root.join("notes/a.md")).unwrap();
+            let bytes = tx.prepare(&a, "first, then more", Some(&current))?.unwrap();
+            tx.put(&a, bytes)
+        });
+        drop(vault);
+
+        // The next process: the log shows the interrupted change, credited
+        // to its author, with the reason it gave first.
+        let next = Vault::open(root).unwrap();
+        let log = next.log().unwrap();
+        assert_eq!(log.len(), before + 1, "{log:#?}");
+        let recovered = log.last().unwrap();
+        assert_eq!(recovered.actor, "agent");
+        assert!(
+            recovered.reason.starts_with("u1: filing a thought"),
+            "{}",
+            recovered.reason
+        );
+        assert_eq!(
+            letters(&recovered.files),
+            [('A', "ideas"), ('A', "ideas/b.md"), ('M', "notes/a.md")]
+        );
+        assert!(
+            next.read("tree.md").unwrap().contains("b.md"),
+            "tree.md follows"
+        );
+        // Nothing is left for a rescan to credit to `external`.
+        assert!(next.rescan().unwrap().change.is_none());
+        assert_eq!(next.log().unwrap().len(), before + 1, "recovered once");
+
+        next.undo(recovered.id, &Author::new("test", "roll back"), false)
+            .unwrap();
+        assert!(!root.join("ideas/b.md").exists());
+        assert_eq!(
+            std::fs::read_to_string(root.join("notes/a.md")).unwrap(),
+            a_before
+        );
+    }
+
+    #[test]
+    fn a_change_that_died_after_its_journal_record_gets_no_second_one() {
+        let (dir, vault) = vault();
+        let root = dir.path();
+        let manifest = root.join(".knower/manifest.jsonl");
+        let manifest_before = std::fs::read(&manifest).unwrap();
+        let author = Author::new("agent", "u2: filing");
+        let record = vault.write("x.md", "text", &author).unwrap().unwrap();
+        drop(vault);
+        // The state of a kill between the journal's append and the
+        // manifest's: the record is there, the manifest and note are not.
+        std::fs::write(&manifest, manifest_before).unwrap();
+        let intent = crate::intent::Intent::open(&root.join(".knower/intent")).unwrap();
+        intent
+            .set(&crate::intent::Note {
+                actor: author.actor.clone(),
+                reason: author.reason.clone(),
+                undoes: None,
+                record: record.id,
+            })
+            .unwrap();
+
+        let next = Vault::open(root).unwrap();
+        let log = next.log().unwrap();
+        assert_eq!(log.last().unwrap(), &record, "no second record");
+        assert!(next.entries().iter().any(|(p, _)| p.as_str() == "x.md"));
+        assert!(
+            next.rescan().unwrap().change.is_none(),
+            "the manifest caught up"
+        );
+        assert_eq!(intent.left_over().unwrap(), None);
+    }
+
+    #[test]
+    fn a_finished_change_leaves_no_note() {
+        let (dir, vault) = vault();
+        vault
+            .write("x.md", "text", &Author::new("test", "w"))
+            .unwrap();
+        let intent = crate::intent::Intent::open(&dir.path().join(".knower/intent")).unwrap();
+        assert_eq!(intent.left_over().unwrap(), None);
+    }
 }

@@ -9,6 +9,7 @@ use serde::Serialize;
 use crate::blobs::BlobStore;
 use crate::change::{Current, Tx};
 use crate::error::{Error, Result};
+use crate::intent::Intent;
 use crate::journal::{self, ChangeRecord, Journal, Version};
 use crate::lock::VaultLock;
 use crate::manifest::{EntryKind, Manifest};
@@ -64,6 +65,7 @@ pub(crate) struct State {
 pub struct Vault {
     root: PathBuf,
     lock: VaultLock,
+    pub(crate) intent: Intent,
     pub(crate) blobs: BlobStore,
     journal_path: PathBuf,
     state: Mutex<State>,
@@ -178,11 +180,14 @@ impl Vault {
         let blobs = BlobStore::open(objects).map_err(Error::io("opening the journal's store"))?;
         let lock =
             VaultLock::open(&internal.join("lock")).map_err(Error::io("opening the vault lock"))?;
+        let intent = Intent::open(&internal.join("intent"))
+            .map_err(Error::io("opening the note of the change in progress"))?;
         let manifest = Manifest::load(internal.join("manifest.jsonl"))
             .map_err(Error::io("reading the manifest"))?;
         let journal_path = internal.join("journal").join("changes.jsonl");
         Ok(Vault {
             lock,
+            intent,
             blobs,
             state: Mutex::new(State {
                 manifest,
@@ -276,9 +281,12 @@ impl Vault {
         })
     }
 
-    /// The journal, oldest first.
+    /// The journal, oldest first. Read with the lock held, after recovery,
+    /// so that it also shows what a change that died half-way had written.
     pub fn log(&self) -> Result<Vec<ChangeRecord>> {
-        journal::read_all(&self.journal_path).map_err(Error::io("reading the journal"))
+        self.with_lock(|_| {
+            journal::read_all(&self.journal_path).map_err(Error::io("reading the journal"))
+        })
     }
 
     // ---- the eight operations' writes ------------------------------------
@@ -500,14 +508,29 @@ impl Vault {
                 .acquire()
                 .map_err(Error::io("locking the vault"))?;
             let mut events = self.catch_up(&mut state)?;
-            let mut tx = Tx::new(self, &mut state);
+            let mut tx = Tx::new(self, &mut state, author, undoes);
             let result = body(&mut tx);
-            let (record, more) = tx.commit(author, undoes)?;
+            let (record, more) = tx.commit()?;
             events.extend(more);
             (result, record, events)
         };
         self.announce(&events);
         result.map(|value| (value, record))
+    }
+
+    /// What a process killed in the middle of a change leaves behind: `body`
+    /// writes, and the change is never committed (no journal record, no
+    /// manifest, intent note left set). The lock is released as a dead
+    /// process's would be. This `Vault`'s memory is then ahead of the disk:
+    /// tests open a new one, like the next process.
+    #[cfg(test)]
+    pub(crate) fn die_mid_change(&self, author: &Author, body: impl FnOnce(&mut Tx) -> Result<()>) {
+        let mut state = lock(&self.state);
+        let _guard = self.lock.acquire().unwrap();
+        self.catch_up(&mut state).unwrap();
+        let mut tx = Tx::new(self, &mut state, author, None);
+        body(&mut tx).unwrap();
+        std::mem::forget(tx);
     }
 
     /// Runs `body` with the state current and the lock held, writing nothing.
@@ -525,7 +548,8 @@ impl Vault {
         result
     }
 
-    /// Replays what other processes appended to the manifest and journal.
+    /// Replays what other processes appended to the manifest and journal,
+    /// and records what a change that died half-way had written.
     fn catch_up(&self, state: &mut State) -> Result<Vec<Changed>> {
         let changed = state
             .manifest
@@ -539,13 +563,15 @@ impl Vault {
             // The other process rewrote tree.md; look at the disk next time.
             state.tree_body = None;
         }
-        Ok(changed
+        let mut events: Vec<Changed> = changed
             .into_iter()
             .map(|path| Changed {
                 removed: state.manifest.get(&path).is_none(),
                 path,
             })
-            .collect())
+            .collect();
+        events.extend(self.recover(state)?);
+        Ok(events)
     }
 
     fn announce(&self, events: &[Changed]) {

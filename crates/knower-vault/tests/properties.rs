@@ -104,6 +104,6 @@ proptest! {
         let outside: Vec<_> = std::fs::read_dir(parent.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
         prop_assert_eq!(outside, vec![std::ffi::OsString::from("vault")]);
         let internal: Vec<_> = std::fs::read_dir(root.join(".knower")).unwrap().map(|e| e.unwrap().file_name()).collect();
-        prop_assert!(internal.iter().all(|n| ["journal", "lock", "manifest.jsonl", ".gitignore", "format"].contains(&n.to_str().unwrap())));
+        prop_assert!(internal.iter().all(|n| ["journal", "lock", "intent", "manifest.jsonl", ".gitignore", "format"].contains(&n.to_str().unwrap())));
     }
 }
