@@ -9,7 +9,8 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use notify::{RecursiveMode, Watcher as _};
+use notify::event::{AccessKind, AccessMode};
+use notify::{EventKind, RecursiveMode, Watcher as _};
 
 use crate::error::{Error, Result};
 use crate::path::VaultPath;
@@ -97,6 +98,7 @@ fn handle(vault: &Vault, batch: Vec<notify::Result<notify::Event>>) -> Option<Re
         match event {
             // The kernel dropped events (queue overflow): only a rescan is safe.
             Ok(event) if event.need_rescan() => rescan = true,
+            Ok(event) if changes_nothing(&event.kind) => {}
             Ok(event) => paths.extend(
                 event
                     .paths
@@ -115,6 +117,14 @@ fn handle(vault: &Vault, batch: Vec<notify::Result<notify::Event>>) -> Option<Re
     }
     let paths: Vec<VaultPath> = paths.into_iter().collect();
     Some(vault.sync_paths(&paths))
+}
+
+/// An open, or a close without writing. notify asks inotify for opens, and
+/// Knower's own reads — the index reading a note, a rescan listing a folder,
+/// the comparison with tree.md — cause them: handling them would make every
+/// sync wake the watcher again, an endless rescan of the vault.
+fn changes_nothing(kind: &EventKind) -> bool {
+    matches!(kind, EventKind::Access(access) if *access != AccessKind::Close(AccessMode::Write))
 }
 
 fn watch_error(e: notify::Error) -> Error {

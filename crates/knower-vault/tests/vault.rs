@@ -688,6 +688,41 @@ fn the_watcher_stamps_external_edits_without_retriggering() {
 }
 
 #[test]
+fn the_watcher_is_quiet_while_the_vault_is_only_read() {
+    let (dir, vault) = new_vault();
+    for i in 0..20 {
+        vault
+            .write(&format!("projects/p/n{i}.md"), "a note", &me())
+            .unwrap();
+    }
+    let vault = Arc::new(vault);
+    let (sender, events) = std::sync::mpsc::channel();
+    let watcher = vault
+        .watch(move |event| {
+            let _ = sender.send(event);
+        })
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    // What Knower itself does all the time: read notes, list folders, check
+    // tree.md. None of it changes anything, so the watcher must not react
+    // (reacting would read again, and so on forever).
+    for i in 0..20 {
+        vault.read(&format!("projects/p/n{i}.md")).unwrap();
+    }
+    vault.tree("", None).unwrap();
+    for entry in fs::read_dir(dir.path().join("projects/p")).unwrap() {
+        fs::read(entry.unwrap().path()).unwrap();
+    }
+    fs::read(dir.path().join("tree.md")).unwrap();
+    let heard: Vec<_> = events
+        .recv_timeout(std::time::Duration::from_millis(600))
+        .into_iter()
+        .collect();
+    drop(watcher);
+    assert!(heard.is_empty(), "the watcher reacted to reads: {heard:?}");
+}
+
+#[test]
 fn binary_files_are_stored_as_given_journaled_and_undoable() {
     let (dir, vault) = new_vault();
     let png = b"\x89PNG\r\n\x1a\n\x00\xff".to_vec();
