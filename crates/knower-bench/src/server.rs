@@ -6,6 +6,8 @@
 //! - `POST /search` (fast mode) latency idle, and under that load.
 //! - `/sse` delay after a write: through the API (the vault's listeners)
 //!   and from an editor's save (the watcher); target < 200 ms.
+//! - `GET /api/tree`, which the web UI reloads after each batch of changes;
+//!   the baseline is building the same JSON in process.
 //! - Resident memory of the process serving, idle.
 
 use std::io::{BufRead, BufReader, Write};
@@ -130,6 +132,36 @@ pub fn run(args: &[String]) -> Result<(), String> {
     });
     let drain = drained.elapsed();
 
+    // The web UI reloads the whole tree after each batch of changes.
+    let (tree_http, tree_bytes) = runtime.block_on(async {
+        let mut samples = Vec::new();
+        let mut size = 0;
+        for _ in 0..31 {
+            let sent = Instant::now();
+            let body = client
+                .get(format!("{base}/api/tree"))
+                .send()
+                .await
+                .expect("the server answers")
+                .bytes()
+                .await
+                .expect("a body");
+            samples.push(sent.elapsed());
+            size = body.len();
+        }
+        (samples, size)
+    });
+    let tree_direct: Vec<Duration> = (0..31)
+        .map(|_| {
+            let started = Instant::now();
+            let tree = vault.tree("", None).expect("the tree");
+            let json = serde_json::to_vec(&tree).expect("serialises");
+            std::hint::black_box(json);
+            started.elapsed()
+        })
+        .collect();
+    let files = vault.stats().map_err(|e| e.to_string())?.files;
+
     let api_delay = sse_delays(address, 20, |i| {
         vault
             .write(
@@ -194,6 +226,19 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "`/sse` delay after an editor's save (watcher)",
         &editor_delay,
         None,
+    );
+    row(
+        "baseline: `Vault::tree` + JSON, in process",
+        &tree_direct,
+        None,
+    );
+    row(
+        &format!(
+            "`GET /api/tree` (the UI's reload), {files} files, {:.0} KB",
+            tree_bytes as f64 / 1024.0
+        ),
+        &tree_http,
+        Some(percentiles(&tree_direct).0),
     );
     println!();
     println!(
