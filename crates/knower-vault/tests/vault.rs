@@ -653,16 +653,27 @@ fn a_listener_may_call_back_into_the_vault() {
     assert_eq!(*seen.lock().unwrap(), [1]);
 }
 
-#[test]
-fn the_watcher_stamps_external_edits_without_retriggering() {
-    let (dir, vault) = new_vault();
-    let vault = Arc::new(vault);
+/// A watcher on `vault`, and what it reports after each batch.
+fn watched(
+    vault: &Arc<Vault>,
+) -> (
+    knower_vault::Watcher,
+    std::sync::mpsc::Receiver<knower_vault::WatchEvent>,
+) {
     let (sender, events) = std::sync::mpsc::channel();
     let watcher = vault
         .watch(move |event| {
             let _ = sender.send(event);
         })
         .unwrap();
+    (watcher, events)
+}
+
+#[test]
+fn the_watcher_stamps_external_edits_without_retriggering() {
+    let (dir, vault) = new_vault();
+    let vault = Arc::new(vault);
+    let (watcher, events) = watched(&vault);
     fs::write(dir.path().join("bucket/dropped.md"), "written by hand\n").unwrap();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     while !disk(&dir, "bucket/dropped.md").starts_with("---\n") {
@@ -696,12 +707,7 @@ fn the_watcher_is_quiet_while_the_vault_is_only_read() {
             .unwrap();
     }
     let vault = Arc::new(vault);
-    let (sender, events) = std::sync::mpsc::channel();
-    let watcher = vault
-        .watch(move |event| {
-            let _ = sender.send(event);
-        })
-        .unwrap();
+    let (watcher, events) = watched(&vault);
     std::thread::sleep(std::time::Duration::from_millis(200));
     // What Knower itself does all the time: read notes, list folders, check
     // tree.md. None of it changes anything, so the watcher must not react
