@@ -10,23 +10,7 @@ use serde_json::Value;
 use tempfile::TempDir;
 
 mod support;
-use support::knower_command as knower;
-
-fn run(mut cmd: Command, stdin: &str) -> Output {
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
-}
+use support::{knower_command as knower, run};
 
 /// Runs a command that must succeed and returns its stdout.
 fn ok(vault: &Path, args: &[&str], stdin: &str) -> String {

@@ -4,7 +4,7 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 
 use serde_json::Value;
 
@@ -21,10 +21,9 @@ pub fn knower_command(vault: &Path) -> Command {
     command
 }
 
-/// Runs `knower` with `stdin`; its output, which must be a success.
-pub fn knower(vault: &Path, args: &[&str], stdin: &str) -> String {
-    let mut child = knower_command(vault)
-        .args(args)
+/// Runs `command` with `stdin` as its standard input; its whole output.
+pub fn run(mut command: Command, stdin: &str) -> Output {
+    let mut child = command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -36,7 +35,14 @@ pub fn knower(vault: &Path, args: &[&str], stdin: &str) -> String {
         .unwrap()
         .write_all(stdin.as_bytes())
         .unwrap();
-    let out = child.wait_with_output().unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// Runs `knower` with `stdin`; its output, which must be a success.
+pub fn knower(vault: &Path, args: &[&str], stdin: &str) -> String {
+    let mut command = knower_command(vault);
+    command.args(args);
+    let out = run(command, stdin);
     assert!(
         out.status.success(),
         "knower {args:?} failed: {}",
