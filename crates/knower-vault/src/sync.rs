@@ -465,6 +465,7 @@ mod tests {
             crate::frontmatter::split(&a_after).unwrap().body,
             crate::frontmatter::split(&a_before).unwrap().body
         );
+        assert!(created(&a_before).is_some());
         assert_eq!(created(&a_after), created(&a_before));
     }
 
