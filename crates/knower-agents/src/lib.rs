@@ -8,26 +8,31 @@
 //! [`Agents::ask`] answers a question.
 
 mod agents;
+mod changelog;
+mod citations;
 mod context;
 mod error;
+mod filing;
 mod inbox;
-mod llm_run;
+mod llm;
 mod offline;
 mod payload;
 mod prompts;
 mod recovery;
+mod report;
 mod settings;
 mod text;
-mod tools;
+pub mod tools;
 
-pub use agents::{Agents, Answer, Engine, OFFLINE, Outcome, Source, UpdateReport};
+pub use agents::{Agents, Engine, OFFLINE};
 pub use error::{Error, Result};
 pub use inbox::{INBOX, InboxItem};
-pub use llm_run::{CallRecord, Stop};
+pub use llm::{CallRecord, Stop};
 pub use offline::{Decision, Kind, kind_of, route};
 pub use payload::{Attachment, Payload, image_type};
 pub use prompts::{Prompt, PromptSource};
 pub use recovery::{Resume, resume};
+pub use report::{Answer, Outcome, Source, UpdateReport};
 pub use settings::Settings;
 pub use tools::{ReadTools, ToolSet, WriteTools};
 

@@ -8,7 +8,7 @@ use knower_index::Mode;
 use knower_llm::Protocol;
 use knower_llm::scripted::{ScriptedServer, Step, anthropic, openai};
 use serde_json::json;
-use support::{Fixture, block_on};
+use support::Fixture;
 
 fn filed(summary: &str) -> String {
     json!({"outcome": "filed", "summary": summary}).to_string()
@@ -55,7 +55,7 @@ fn a_multi_step_tool_run_files_a_note_with_its_reasons() {
         attachments: vec![Attachment::new("cert.png", b"\x89PNG fake".to_vec())],
         ..Payload::default()
     };
-    let report = block_on(agents.update(payload)).unwrap();
+    let report = agents.update(payload).unwrap();
 
     assert_eq!(report.outcome, Outcome::Filed, "{report:?}");
     assert_eq!(report.steps, 4);
@@ -133,8 +133,9 @@ fn the_search_agent_answers_with_checked_citations_and_only_read_tools() {
         ],
     );
     let agents = fx.with_llm(&server, Settings::default(), 10.0);
-    let answer =
-        block_on(agents.ask("Which database does the geocoding API use?", Mode::Fast)).unwrap();
+    let answer = agents
+        .ask("Which database does the geocoding API use?", Mode::Fast)
+        .unwrap();
     assert!(answer.markdown.contains("Postgres 16"));
     assert!(answer.found);
     assert_eq!(answer.sources.len(), 1);
@@ -179,7 +180,7 @@ fn the_search_agent_cannot_write_even_if_the_model_tries() {
         ],
     );
     let agents = fx.with_llm(&server, Settings::default(), 10.0);
-    let answer = block_on(agents.ask("anything?", Mode::Fast)).unwrap();
+    let answer = agents.ask("anything?", Mode::Fast).unwrap();
     assert!(!answer.found);
     assert!(fx.vault.read("hacked.md").is_err());
     let reply = server.requests()[1].body["messages"].to_string();
@@ -204,7 +205,9 @@ fn invalid_final_json_is_corrected_once() {
         ],
     );
     let agents = fx.with_llm(&server, Settings::default(), 10.0);
-    let report = block_on(agents.update(Payload::text("Beans sown on the 3rd"))).unwrap();
+    let report = agents
+        .update(Payload::text("Beans sown on the 3rd"))
+        .unwrap();
     assert_eq!(report.outcome, Outcome::Filed);
     let correction = server.requests()[2].body["messages"].to_string();
     assert!(
@@ -225,7 +228,9 @@ fn output_invalid_twice_fails_and_says_so() {
         ],
     );
     let agents = fx.with_llm(&server, Settings::default(), 10.0);
-    let report = block_on(agents.update(Payload::text("Some note about nothing"))).unwrap();
+    let report = agents
+        .update(Payload::text("Some note about nothing"))
+        .unwrap();
     assert_eq!(report.outcome, Outcome::Failed);
     assert!(
         report
@@ -261,7 +266,7 @@ fn tool_calls_aimed_outside_the_vault_are_refused_and_nothing_is_written() {
     );
     let agents = fx.with_llm(&server, Settings::default(), 10.0);
     let journal_before = fx.vault.log().unwrap().len();
-    let report = block_on(agents.update(Payload::text("Escape attempt"))).unwrap();
+    let report = agents.update(Payload::text("Escape attempt")).unwrap();
     assert_eq!(report.tool_calls.len(), 6);
     assert!(
         report.tool_calls.iter().all(|c| !c.ok),
@@ -325,7 +330,9 @@ fn a_run_that_hits_its_step_bound_stops_keeps_its_writes_and_reports_it() {
         ..Settings::default()
     };
     let agents = fx.with_llm(&server, settings, 10.0);
-    let report = block_on(agents.update(Payload::text("Tomatoes need stakes"))).unwrap();
+    let report = agents
+        .update(Payload::text("Tomatoes need stakes"))
+        .unwrap();
     assert_eq!(report.outcome, Outcome::Failed);
     assert_eq!(report.stopped, Some(Stop::Steps));
     assert_eq!(report.steps, 3);
@@ -355,7 +362,9 @@ fn a_model_that_times_out_leaves_the_update_in_the_inbox() {
         vec![Step::json(openai::text("late")).after(std::time::Duration::from_secs(3))],
     );
     let agents = fx.with_llm(&server, Settings::default(), 0.3);
-    let report = block_on(agents.update(Payload::text("A thought worth keeping"))).unwrap();
+    let report = agents
+        .update(Payload::text("A thought worth keeping"))
+        .unwrap();
     assert_eq!(report.outcome, Outcome::Failed);
     assert!(
         report
@@ -372,11 +381,10 @@ fn a_model_that_times_out_leaves_the_update_in_the_inbox() {
 #[test]
 fn an_answer_to_an_inbox_item_is_filed_and_the_item_removed() {
     let fx = Fixture::new();
-    let item = block_on(
-        fx.offline()
-            .update(Payload::text("Quarterly numbers look fine")),
-    )
-    .unwrap();
+    let item = fx
+        .offline()
+        .update(Payload::text("Quarterly numbers look fine"))
+        .unwrap();
     let id = item.inbox_id.expect("the offline engine cannot place this");
     let server = ScriptedServer::start(
         Protocol::AnthropicMessages,
@@ -397,7 +405,7 @@ fn an_answer_to_an_inbox_item_is_filed_and_the_item_removed() {
         inbox_ref: Some(id.clone()),
         ..Payload::default()
     };
-    let report = block_on(agents.update(payload)).unwrap();
+    let report = agents.update(payload).unwrap();
     assert_eq!(report.outcome, Outcome::Resolved);
     assert!(
         fx.vault.tree(&format!("inbox/{id}"), None).is_err(),

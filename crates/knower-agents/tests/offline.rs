@@ -5,16 +5,16 @@ mod support;
 use knower_agents::{Attachment, Kind, Outcome, Payload};
 use knower_index::Mode;
 use knower_vault::Author;
-use support::{Fixture, block_on};
+use support::Fixture;
 
 #[test]
 fn a_note_naming_a_project_lands_in_that_project() {
     let fx = Fixture::new();
     let agents = fx.offline();
     let before = fx.changelog_entries().len();
-    let report =
-        block_on(agents.update(Payload::text("TODO: rotate the Atlas geocoding API keys")))
-            .unwrap();
+    let report = agents
+        .update(Payload::text("TODO: rotate the Atlas geocoding API keys"))
+        .unwrap();
     assert_eq!(report.outcome, Outcome::Filed);
     assert_eq!(report.engine, "offline engine");
     assert!(report.confidence.unwrap() >= 0.85);
@@ -52,10 +52,11 @@ fn a_note_naming_a_project_lands_in_that_project() {
 fn content_routes_when_no_project_is_named_and_events_go_to_the_changelog() {
     let fx = Fixture::new();
     let agents = fx.offline();
-    let report = block_on(agents.update(Payload::text(
-        "We decided to move the PostGIS tiles database to Postgres 17 next month",
-    )))
-    .unwrap();
+    let report = agents
+        .update(Payload::text(
+            "We decided to move the PostGIS tiles database to Postgres 17 next month",
+        ))
+        .unwrap();
     assert_eq!(report.outcome, Outcome::Filed, "{report:?}");
     assert_eq!(report.changed, ["projects/atlas/changelog.md"]);
     assert!(
@@ -68,13 +69,17 @@ fn content_routes_when_no_project_is_named_and_events_go_to_the_changelog() {
 fn preferences_go_to_the_profile_and_stray_tasks_to_the_global_list() {
     let fx = Fixture::new();
     let agents = fx.offline();
-    let r = block_on(agents.update(Payload::text("I prefer short answers with examples"))).unwrap();
+    let r = agents
+        .update(Payload::text("I prefer short answers with examples"))
+        .unwrap();
     assert_eq!(r.changed, ["profile.md"]);
     assert!(
         fx.read("profile.md")
             .contains("- I prefer short answers with examples")
     );
-    let r = block_on(agents.update(Payload::text("Buy a birthday present for Sam"))).unwrap();
+    let r = agents
+        .update(Payload::text("Buy a birthday present for Sam"))
+        .unwrap();
     assert_eq!(r.changed, ["tasks.md"]);
     assert!(
         fx.read("tasks.md")
@@ -91,7 +96,7 @@ fn an_ambiguous_note_waits_in_the_inbox_with_reasoning_and_a_reply_files_it() {
         attachments: vec![Attachment::new("plan.png", b"PNG".to_vec())],
         ..Payload::default()
     };
-    let report = block_on(agents.update(payload)).unwrap();
+    let report = agents.update(payload).unwrap();
     assert_eq!(report.outcome, Outcome::Inbox, "{report:?}");
     let id = report.inbox_id.unwrap();
     let item = agents.inbox_item(&id).unwrap();
@@ -111,7 +116,7 @@ fn an_ambiguous_note_waits_in_the_inbox_with_reasoning_and_a_reply_files_it() {
         inbox_ref: Some(id.clone()),
         ..Payload::default()
     };
-    let e = block_on(agents.update(unclear)).unwrap_err();
+    let e = agents.update(unclear).unwrap_err();
     assert!(e.to_string().contains("option number"), "{e}");
     assert!(agents.inbox_item(&id).is_ok());
 
@@ -126,7 +131,7 @@ fn an_ambiguous_note_waits_in_the_inbox_with_reasoning_and_a_reply_files_it() {
         inbox_ref: Some(id.clone()),
         ..Payload::default()
     };
-    let report = block_on(agents.update(reply)).unwrap();
+    let report = agents.update(reply).unwrap();
     assert_eq!(report.outcome, Outcome::Resolved);
     assert!(agents.inbox().unwrap().is_empty(), "the item is gone");
     let state = fx.read("projects/garden/state.md");
@@ -157,7 +162,7 @@ fn an_unmatched_note_goes_to_the_inbox_and_can_be_answered_by_name_or_discarded(
         ("Lunch with Sam was nice", "discard", None),
     ];
     for (text, answer, expected) in cases {
-        let report = block_on(agents.update(Payload::text(text))).unwrap();
+        let report = agents.update(Payload::text(text)).unwrap();
         assert_eq!(report.outcome, Outcome::Inbox);
         assert!(report.reasoning.unwrap().contains("No project"));
         let id = report.inbox_id.unwrap();
@@ -166,7 +171,7 @@ fn an_unmatched_note_goes_to_the_inbox_and_can_be_answered_by_name_or_discarded(
             inbox_ref: Some(id),
             ..Payload::default()
         };
-        let report = block_on(agents.update(reply)).unwrap();
+        let report = agents.update(reply).unwrap();
         match expected {
             Some(path) => {
                 assert_eq!(report.outcome, Outcome::Resolved);
@@ -188,12 +193,13 @@ fn inbox_references_and_payloads_are_checked() {
             inbox_ref: Some(bad.into()),
             ..Payload::default()
         };
-        assert!(block_on(agents.update(p)).is_err(), "{bad}");
+        assert!(agents.update(p).is_err(), "{bad}");
     }
-    assert!(block_on(agents.update(Payload::text(" \n"))).is_err());
+    assert!(agents.update(Payload::text(" \n")).is_err());
     let huge = Payload::text("x".repeat(2 << 20));
     assert!(
-        block_on(agents.update(huge))
+        agents
+            .update(huge)
             .unwrap_err()
             .to_string()
             .contains("at most")
@@ -204,8 +210,9 @@ fn inbox_references_and_payloads_are_checked() {
 fn answers_are_extractive_cite_the_right_file_and_say_when_nothing_matches() {
     let fx = Fixture::new();
     let agents = fx.offline();
-    let answer =
-        block_on(agents.ask("Which database does the geocoding API use?", Mode::Fast)).unwrap();
+    let answer = agents
+        .ask("Which database does the geocoding API use?", Mode::Fast)
+        .unwrap();
     assert!(answer.found);
     assert!(answer.markdown.starts_with("_offline engine"));
     assert!(
@@ -228,7 +235,7 @@ fn answers_are_extractive_cite_the_right_file_and_say_when_nothing_matches() {
             .markdown
             .contains("> The geocoding API runs on Postgres 16 with PostGIS.")
     );
-    let none = block_on(agents.ask("xylophone quartet", Mode::Fast)).unwrap();
+    let none = agents.ask("xylophone quartet", Mode::Fast).unwrap();
     assert!(!none.found);
     assert!(none.markdown.contains("does not hold anything"));
 }
@@ -269,7 +276,7 @@ fn an_attachment_never_replaces_another_of_the_same_name() {
             attachments: vec![Attachment::new("beds.jpg", bytes)],
             ..Payload::default()
         };
-        block_on(agents.update(payload)).unwrap();
+        agents.update(payload).unwrap();
     }
     assert_eq!(
         fx.vault

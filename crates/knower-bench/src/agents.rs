@@ -178,10 +178,6 @@ fn latency(notes: usize, updates: usize) -> Result<(), String> {
         Engine::Offline,
         Settings::default(),
     );
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| e.to_string())?;
     let texts = [
         "Remember to order more compost for the garden beds",
         "The geocoding API beta latency improved after the index change",
@@ -192,8 +188,8 @@ fn latency(notes: usize, updates: usize) -> Result<(), String> {
     for i in 0..updates {
         let text = format!("{} ({i})", texts[i % texts.len()]);
         let started = Instant::now();
-        runtime
-            .block_on(agents.update(Payload::text(text.clone())))
+        agents
+            .update(Payload::text(text.clone()))
             .map_err(|e| e.to_string())?;
         update_times.push(started.elapsed());
         // Baseline: the one append an update makes, alone.

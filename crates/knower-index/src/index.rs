@@ -152,6 +152,9 @@ pub struct Index {
     /// Serialises this process's writers; tantivy's lock serialises processes.
     writing: Mutex<()>,
     semantic: OnceLock<std::result::Result<Semantic, String>>,
+    /// (documents' generation, vectors stored) when every chunk last had
+    /// its vector: [`Index::prepare`] has nothing to do while it holds.
+    embedded: Mutex<Option<(u64, usize)>>,
     fusion: Mutex<Fusion>,
     rerank: Mutex<Arc<dyn Rerank>>,
     fallback_told: AtomicBool,
@@ -191,6 +194,7 @@ impl Index {
             bm25,
             writing: Mutex::new(()),
             semantic: OnceLock::new(),
+            embedded: Mutex::new(None),
             fusion: Mutex::new(Fusion::default()),
             rerank: Mutex::new(Arc::new(KeepOrder)),
             fallback_told: AtomicBool::new(false),
@@ -439,9 +443,27 @@ impl Index {
     /// loaded, the passages written since the last pass get theirs. Without
     /// the model nothing happens here; the search says so and uses BM25.
     pub fn prepare(&self, mode: Mode, progress: &mut dyn FnMut(usize, usize)) -> Result<()> {
-        if mode != Mode::Fast && self.load_model().is_ok() {
-            self.embed_pending(progress)?;
+        if mode == Mode::Fast {
+            return Ok(());
         }
+        let Ok(semantic) = self.semantic() else {
+            return Ok(());
+        };
+        // Every search in vector modes comes here: when neither the
+        // documents nor the vectors changed since everything was embedded,
+        // there is nothing to look for.
+        self.bm25.reload()?;
+        let now = |index: &Index| {
+            (
+                generation(&index.bm25.searcher()),
+                lock(&semantic.store).len(),
+            )
+        };
+        if *lock(&self.embedded) == Some(now(self)) {
+            return Ok(());
+        }
+        self.embed_pending(progress)?;
+        *lock(&self.embedded) = Some(now(self));
         Ok(())
     }
 
@@ -512,16 +534,7 @@ impl Index {
 
     /// Vector rows of every live chunk, cached per index generation.
     fn vector_table(&self, semantic: &Semantic, searcher: &Searcher) -> Result<VectorTable> {
-        // Same segments with the same deletions: the same documents.
-        let generation = {
-            use std::hash::{Hash as _, Hasher as _};
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            for segment in searcher.segment_readers() {
-                segment.segment_id().hash(&mut h);
-                segment.num_deleted_docs().hash(&mut h);
-            }
-            h.finish()
-        };
+        let generation = generation(searcher);
         let store = lock(&semantic.store);
         let mut cached = lock(&semantic.table);
         if let Some((g, n, table)) = cached.as_ref()
@@ -543,7 +556,12 @@ impl Index {
 
     // ---- search --------------------------------------------------------
 
+    /// Searches the vault. A search that uses vectors first embeds the
+    /// passages written since the last pass (see [`Index::prepare`], which
+    /// a caller may run first to show progress), so it sees the vault as
+    /// it is.
     pub fn search(&self, text: &str, options: &SearchOptions) -> Result<Results> {
+        self.prepare(options.mode, &mut |_, _| {})?;
         let query = Query::parse(text);
         let scope_text = options
             .scope
@@ -827,4 +845,15 @@ fn opening(text: &str, max: usize) -> String {
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Same segments with the same deletions: the same documents.
+fn generation(searcher: &Searcher) -> u64 {
+    use std::hash::{Hash as _, Hasher as _};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for segment in searcher.segment_readers() {
+        segment.segment_id().hash(&mut h);
+        segment.num_deleted_docs().hash(&mut h);
+    }
+    h.finish()
 }

@@ -1,19 +1,19 @@
 //! [`Llm`]: one configured model, called with retries, backoff and timeouts.
 
-use std::sync::Once;
+use std::sync::{Once, OnceLock};
 use std::time::Duration;
 
 use genai::adapter::AdapterKind;
 use genai::chat::{ChatMessage, ChatOptions, ChatRequest, ToolCall};
 use genai::resolver::{AuthData, Endpoint};
 use genai::{Client, ModelIden, ModelSpec, ServiceTarget, WebConfig};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::config::{LlmConfig, Protocol};
 use crate::error::{LlmError, Result};
 
 /// Tokens spent, summed over calls.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
     pub calls: u32,
     pub input_tokens: u64,
@@ -52,6 +52,20 @@ pub struct Llm {
     config: LlmConfig,
     /// First delay between attempts; doubled each time (tests shorten it).
     backoff: Duration,
+    /// Drives the model's connections for blocking callers
+    /// ([`Llm::chat_blocking`]); made at the first such call. Owned here so
+    /// that pooled connections live as long as the client that made them.
+    io: OnceLock<tokio::runtime::Runtime>,
+}
+
+impl Drop for Llm {
+    fn drop(&mut self) {
+        // Dropping a runtime blocks, which panics inside async code (the
+        // last owner may be an async task): let it wind down on its own.
+        if let Some(io) = self.io.take() {
+            io.shutdown_background();
+        }
+    }
 }
 
 /// The longest wait Knower accepts from a `Retry-After` header.
@@ -71,6 +85,7 @@ impl Llm {
             client,
             config,
             backoff: Duration::from_millis(500),
+            io: OnceLock::new(),
         })
     }
 
@@ -131,6 +146,28 @@ impl Llm {
             tokio::time::sleep(wait.min(MAX_RETRY_AFTER)).await;
             attempt += 1;
         }
+    }
+
+    /// [`Llm::chat`] for synchronous code (the agents, which interleave
+    /// model calls with blocking vault work). Must not be called from
+    /// async code: run it on a blocking thread.
+    pub fn chat_blocking(&self, request: &ChatRequest) -> Result<Reply> {
+        self.block_on(self.chat(request))
+    }
+
+    /// Runs `future` (a model call) to completion on this model's I/O
+    /// runtime, from synchronous code.
+    pub fn block_on<F: std::future::Future>(&self, future: F) -> F::Output {
+        self.io
+            .get_or_init(|| {
+                tokio::runtime::Builder::new_multi_thread()
+                    .worker_threads(1)
+                    .thread_name("knower-llm-io")
+                    .enable_all()
+                    .build()
+                    .expect("a one-thread runtime can be built")
+            })
+            .block_on(future)
     }
 
     fn classify(&self, error: genai::Error) -> LlmError {

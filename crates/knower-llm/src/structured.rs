@@ -12,8 +12,9 @@ use crate::error::{LlmError, Result};
 /// Attempts at valid output: the first answer and one corrected retry.
 pub const MAX_ATTEMPTS: usize = 2;
 
-/// Asks for a JSON object of type `T`, checked by `validate`.
-pub async fn structured<T: DeserializeOwned>(
+/// Asks for a JSON object of type `T`, checked by `validate`. Blocking:
+/// for synchronous callers (see [`Llm::chat_blocking`]).
+pub fn structured<T: DeserializeOwned>(
     llm: &Llm,
     mut request: ChatRequest,
     validate: impl Fn(&T) -> Result<(), String>,
@@ -21,7 +22,7 @@ pub async fn structured<T: DeserializeOwned>(
     let mut usage = Usage::default();
     let mut last_error = String::new();
     for _ in 0..MAX_ATTEMPTS {
-        let reply = llm.chat(&request).await?;
+        let reply = llm.chat_blocking(&request)?;
         usage += reply.usage;
         let text = reply.text.clone().unwrap_or_default();
         match parse_json_reply::<T>(&text).and_then(|value| validate(&value).map(|_| value)) {

@@ -220,9 +220,7 @@ fn invalid_json_is_retried_once_with_a_corrective_message() {
         ],
     );
     let model = llm(&server, 0, 5.0);
-    let (routing, usage) = runtime()
-        .block_on(structured::<Routing>(&model, request(), routing_is_valid))
-        .unwrap();
+    let (routing, usage) = structured::<Routing>(&model, request(), routing_is_valid).unwrap();
     assert_eq!(routing.destination, "projects/atlas/tasks.md");
     assert_eq!(usage.calls, 2);
     let retry = &server.requests()[1].body["messages"];
@@ -246,9 +244,7 @@ fn output_invalid_twice_is_a_reported_failure() {
         ],
     );
     let model = llm(&server, 0, 5.0);
-    let e = runtime()
-        .block_on(structured::<Routing>(&model, request(), routing_is_valid))
-        .unwrap_err();
+    let e = structured::<Routing>(&model, request(), routing_is_valid).unwrap_err();
     assert!(
         matches!(e, LlmError::InvalidOutput { attempts: 2, .. }),
         "{e}"

@@ -8,21 +8,20 @@
 //! serves it over stdio ([`serve_stdio`]); `knower serve` mounts
 //! [`http_service`] at `/mcp` (streamable HTTP).
 //!
-//! What an update becomes depends on where Knower runs, so it comes from
-//! outside as [`Updates`]: the server's durable queue, or the CLI's path
-//! (the running server's queue, else the agent at once).
+//! `update`, `search` and `search_vault` go through
+//! [`knower_service::Service`], which decides how an update runs (the
+//! server's durable queue, or the agent at once); the vault's tools call
+//! the vault's own operations.
 
 mod memory;
 mod resources;
 mod tools;
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 
-use knower_agents::Agents;
+use knower_agents::tools::args::MAX_CONTENT_BYTES;
 use knower_graph::Graph;
-use knower_index::Index;
+use knower_service::Service;
 use knower_vault::{Author, Vault};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{
@@ -40,45 +39,24 @@ pub use tokio_util::sync::CancellationToken;
 
 pub use resources::{GRAPH_URI, VAULT_URI_PREFIX};
 
-/// The largest text a tool takes (a note's content, an update's text).
-pub const MAX_TEXT_BYTES: usize = 4 << 20;
-
-/// Where `update` sends information. Returns what the client should know:
-/// `{"status": "accepted", "id"}` from a queue, or the agent's report.
-pub trait Updates: Send + Sync + 'static {
-    fn submit(
-        &self,
-        text: String,
-        inbox_ref: Option<String>,
-    ) -> Pin<Box<dyn Future<Output = Result<Value, String>> + Send + '_>>;
-}
-
 /// Knower's MCP service for one vault. Cheap to clone: one per session.
 #[derive(Clone)]
 pub struct Knower {
+    service: Arc<Service>,
     vault: Arc<Vault>,
-    index: Arc<Index>,
-    agents: Arc<Agents>,
     graph: Graph,
-    updates: Arc<dyn Updates>,
     changes: resources::Changes,
     tool_router: ToolRouter<Knower>,
 }
 
 impl Knower {
-    pub fn new(
-        vault: Arc<Vault>,
-        index: Arc<Index>,
-        agents: Arc<Agents>,
-        updates: Arc<dyn Updates>,
-    ) -> Knower {
+    pub fn new(service: Arc<Service>) -> Knower {
+        let vault = service.vault().clone();
         let changes = resources::Changes::follow(&vault);
         Knower {
             graph: Graph::new(vault.clone()),
             vault,
-            index,
-            agents,
-            updates,
+            service,
             changes,
             tool_router: Knower::knower_tools() + Knower::memory_tools(),
         }
@@ -136,7 +114,7 @@ pub fn http_service(knower: Knower) -> (HttpService, CancellationToken) {
         .with_cancellation_token(stop.child_token());
     // Past the tools' own limit, so a big call gets their clear error;
     // beyond this, 413.
-    config.max_request_body_bytes = 2 * MAX_TEXT_BYTES + (64 << 10);
+    config.max_request_body_bytes = 2 * MAX_CONTENT_BYTES + (64 << 10);
     let service =
         StreamableHttpService::new(move || Ok(knower.session()), Default::default(), config);
     (service, stop)
@@ -179,16 +157,6 @@ fn result<T>(
 
 fn answer(outcome: Result<Value, String>) -> Result<CallToolResult, ErrorData> {
     result(outcome, structured)
-}
-
-fn check_size(what: &str, text: &str) -> Result<(), String> {
-    if text.len() > MAX_TEXT_BYTES {
-        return Err(format!(
-            "{what} is {} bytes; at most {MAX_TEXT_BYTES} are accepted",
-            text.len()
-        ));
-    }
-    Ok(())
 }
 
 #[tool_handler(router = self.tool_router)]

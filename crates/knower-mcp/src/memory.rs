@@ -11,6 +11,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use knower_agents::tools::args::MAX_CONTENT_BYTES;
+
 use crate::{Knower, blocking, failed, result};
 
 #[derive(Deserialize, JsonSchema)]
@@ -76,10 +78,9 @@ fn done(message: &str) -> CallToolResult {
 
 fn too_big<'a>(texts: impl IntoIterator<Item = &'a String>) -> Option<CallToolResult> {
     let total: usize = texts.into_iter().map(String::len).sum();
-    (total > crate::MAX_TEXT_BYTES).then(|| {
+    (total > MAX_CONTENT_BYTES).then(|| {
         failed(format!(
-            "the call carries {total} bytes of text; at most {} are accepted",
-            crate::MAX_TEXT_BYTES
+            "the call carries {total} bytes of text; at most {MAX_CONTENT_BYTES} are accepted"
         ))
     })
 }

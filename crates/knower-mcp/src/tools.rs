@@ -1,10 +1,17 @@
 //! Knower's own tools: the two agents (`update`, `search`) and the vault's
-//! operations. Every change is journaled with the actor `mcp` and the
-//! reason the caller gives, and goes through the vault's confinement: a
-//! path outside the vault is an error, never a file.
+//! operations. The vault tools take the same argument types as the update
+//! agent's tools (`knower_agents::tools::args`). Every change is journaled
+//! with the actor `mcp` and the reason the caller gives, and goes through
+//! the vault's confinement: a path outside the vault is an error, never a
+//! file.
 
-use knower_index::{Mode, SearchOptions};
-use knower_vault::Position;
+use knower_agents::Payload;
+use knower_agents::tools::args::{
+    AppendArgs, DeleteArgs, EditArgs, MoveArgs, ReadArgs, SearchArgs, TreeArgs, WriteArgs,
+    check_content,
+};
+use knower_index::SearchOptions;
+use knower_service::{Question, Wait};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
 use rmcp::{ErrorData, tool, tool_router};
@@ -12,7 +19,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::{Knower, answer, blocking, check_size};
+use crate::{Knower, answer, blocking};
 
 #[derive(Deserialize, JsonSchema)]
 pub struct UpdateArgs {
@@ -26,7 +33,7 @@ pub struct UpdateArgs {
 }
 
 #[derive(Deserialize, JsonSchema)]
-pub struct SearchArgs {
+pub struct AskArgs {
     /// The question, in natural language.
     query: String,
     /// `fast` (keywords, the default), `deep` (keywords and meaning) or
@@ -36,100 +43,6 @@ pub struct SearchArgs {
     /// Limit the search to `project:NAME` or a folder of the vault.
     #[serde(default)]
     scope: Option<String>,
-}
-
-#[derive(Deserialize, JsonSchema)]
-pub struct TreeArgs {
-    /// A folder of the vault; the whole vault when absent.
-    #[serde(default)]
-    path: Option<String>,
-    /// How many levels to list (all when absent).
-    #[serde(default)]
-    depth: Option<usize>,
-}
-
-#[derive(Deserialize, JsonSchema)]
-pub struct PathArgs {
-    /// A path inside the vault, such as `projects/atlas/state.md`.
-    path: String,
-}
-
-#[derive(Deserialize, JsonSchema)]
-pub struct SearchVaultArgs {
-    /// Keywords. Understands "exact phrases", prefix*, +required, -excluded
-    /// and project:NAME or path:FOLDER.
-    query: String,
-    /// `fast` (BM25, the default), `deep` or `vector`.
-    #[serde(default)]
-    mode: Option<String>,
-    /// Limit to `project:NAME` or a folder.
-    #[serde(default)]
-    scope: Option<String>,
-    /// How many passages (default 10, at most 100).
-    #[serde(default)]
-    limit: Option<usize>,
-}
-
-#[derive(Deserialize, JsonSchema)]
-pub struct WriteArgs {
-    /// The note's path inside the vault; folders are created as needed.
-    path: String,
-    /// The whole new content (markdown). Frontmatter is kept current by Knower.
-    content: String,
-    /// Why: kept in the journal beside the change.
-    #[serde(default)]
-    reason: Option<String>,
-}
-
-#[derive(Deserialize, JsonSchema)]
-pub struct EditArgs {
-    /// The note's path inside the vault.
-    path: String,
-    /// Text that occurs exactly once in the note.
-    old: String,
-    /// What replaces it.
-    new: String,
-    /// Why: kept in the journal beside the change.
-    #[serde(default)]
-    reason: Option<String>,
-}
-
-#[derive(Deserialize, JsonSchema)]
-pub struct AppendArgs {
-    /// The note's path inside the vault; created when missing.
-    path: String,
-    /// The text to add.
-    text: String,
-    /// Add below the title instead of at the end (for newest-first logs).
-    #[serde(default)]
-    top: bool,
-    /// Why: kept in the journal beside the change.
-    #[serde(default)]
-    reason: Option<String>,
-}
-
-#[derive(Deserialize, JsonSchema)]
-pub struct DeleteArgs {
-    /// The file or folder to delete (it stays in the journal and can be restored).
-    path: String,
-    /// Why: kept in the journal beside the change.
-    #[serde(default)]
-    reason: Option<String>,
-}
-
-#[derive(Deserialize, JsonSchema)]
-pub struct MoveArgs {
-    /// What to move.
-    from: String,
-    /// Where to: a new path, or an existing folder to move into.
-    to: String,
-    /// Why: kept in the journal beside the change.
-    #[serde(default)]
-    reason: Option<String>,
-}
-
-fn mode(name: Option<&str>) -> Result<Mode, String> {
-    name.unwrap_or("fast").parse()
 }
 
 /// What a write tool reports: the journal entry that can undo it.
@@ -160,13 +73,19 @@ impl Knower {
         &self,
         Parameters(args): Parameters<UpdateArgs>,
     ) -> Result<CallToolResult, ErrorData> {
-        if let Err(e) = check_size("the text", &args.text) {
-            return answer(Err(e));
-        }
         if args.text.trim().is_empty() {
             return answer(Err("the text is empty: say what to remember".into()));
         }
-        answer(self.updates.submit(args.text, args.inbox_ref).await)
+        let payload = Payload {
+            inbox_ref: args.inbox_ref,
+            ..Payload::text(args.text)
+        };
+        let outcome = self.service.update(payload, Wait::Accepted).await;
+        answer(outcome.map_err(|e| e.to_string()).and_then(|update| {
+            let mut value = serde_json::to_value(&update).map_err(|e| e.to_string())?;
+            value["status"] = json!(update.status());
+            Ok(value)
+        }))
     }
 
     /// Ask Knower a question. Its search agent reads the vault and answers
@@ -184,25 +103,22 @@ impl Knower {
     )]
     async fn search(
         &self,
-        Parameters(args): Parameters<SearchArgs>,
+        Parameters(args): Parameters<AskArgs>,
     ) -> Result<CallToolResult, ErrorData> {
-        let mode = match mode(args.mode.as_deref()) {
+        let mode = match args.mode.as_deref().unwrap_or("fast").parse() {
             Ok(mode) => mode,
             Err(e) => return answer(Err(e)),
         };
-        let agents = self.agents.clone();
-        let index = self.index.clone();
-        let runtime = tokio::runtime::Handle::current();
-        let scope = args.scope.filter(|s| !s.trim().is_empty());
+        let question = Question {
+            text: args.query,
+            mode,
+            scope: args.scope.filter(|s| !s.trim().is_empty()),
+        };
+        let found = self.service.ask(question).await;
         answer(
-            blocking(move || {
-                let _ = index.prepare(mode, &mut |_, _| {});
-                let found = runtime
-                    .block_on(agents.ask_within(&args.query, mode, scope.as_deref()))
-                    .map_err(|e| e.to_string())?;
-                serde_json::to_value(found).map_err(|e| e.to_string())
-            })
-            .await,
+            found
+                .map_err(|e| e.to_string())
+                .and_then(|found| serde_json::to_value(found).map_err(|e| e.to_string())),
         )
     }
 
@@ -247,7 +163,7 @@ impl Knower {
     )]
     async fn read(
         &self,
-        Parameters(args): Parameters<PathArgs>,
+        Parameters(args): Parameters<ReadArgs>,
     ) -> Result<CallToolResult, ErrorData> {
         let vault = self.vault.clone();
         answer(
@@ -274,32 +190,24 @@ impl Knower {
     )]
     async fn search_vault(
         &self,
-        Parameters(args): Parameters<SearchVaultArgs>,
+        Parameters(args): Parameters<SearchArgs>,
     ) -> Result<CallToolResult, ErrorData> {
-        let mode = match mode(args.mode.as_deref()) {
-            Ok(mode) => mode,
+        let options = match args.mode() {
+            Ok(mode) => SearchOptions {
+                mode,
+                scope: args.scope(),
+                limit: args.limit.unwrap_or(10).clamp(1, 100),
+            },
             Err(e) => return answer(Err(e)),
         };
-        let index = self.index.clone();
-        answer(
-            blocking(move || {
-                let _ = index.prepare(mode, &mut |_, _| {});
-                let options = SearchOptions {
-                    mode,
-                    scope: args.scope.filter(|s| !s.trim().is_empty()),
-                    limit: args.limit.unwrap_or(10).clamp(1, 100),
-                };
-                let results = index
-                    .search(&args.query, &options)
-                    .map_err(|e| e.to_string())?;
-                Ok(json!({
-                    "hits": results.hits,
-                    "mode": format!("{:?}", results.mode).to_lowercase(),
-                    "notice": results.notice,
-                }))
+        let results = self.service.search(args.query, options).await;
+        answer(results.map_err(|e| e.to_string()).map(|results| {
+            json!({
+                "hits": results.hits,
+                "mode": format!("{:?}", results.mode).to_lowercase(),
+                "notice": results.notice,
             })
-            .await,
-        )
+        }))
     }
 
     /// Create a note or replace its whole content. The previous content is
@@ -318,7 +226,7 @@ impl Knower {
         &self,
         Parameters(args): Parameters<WriteArgs>,
     ) -> Result<CallToolResult, ErrorData> {
-        if let Err(e) = check_size("the content", &args.content) {
+        if let Err(e) = check_content("the content", &args.content) {
             return answer(Err(e));
         }
         let vault = self.vault.clone();
@@ -349,7 +257,9 @@ impl Knower {
         &self,
         Parameters(args): Parameters<EditArgs>,
     ) -> Result<CallToolResult, ErrorData> {
-        if let Err(e) = check_size("the new text", &args.new) {
+        if let Err(e) = check_content("the old text", &args.old_content)
+            .and_then(|()| check_content("the new text", &args.new_content))
+        {
             return answer(Err(e));
         }
         let vault = self.vault.clone();
@@ -357,7 +267,7 @@ impl Knower {
         answer(
             blocking(move || {
                 let record = vault
-                    .edit(&args.path, &args.old, &args.new, &author)
+                    .edit(&args.path, &args.old_content, &args.new_content, &author)
                     .map_err(|e| e.to_string())?;
                 Ok(changed(&args.path, record))
             })
@@ -381,20 +291,16 @@ impl Knower {
         &self,
         Parameters(args): Parameters<AppendArgs>,
     ) -> Result<CallToolResult, ErrorData> {
-        if let Err(e) = check_size("the text", &args.text) {
+        if let Err(e) = check_content("the text", &args.content) {
             return answer(Err(e));
         }
         let vault = self.vault.clone();
+        let position = args.position();
         let author = self.author("append", args.reason);
-        let position = if args.top {
-            Position::Top
-        } else {
-            Position::Bottom
-        };
         answer(
             blocking(move || {
                 let record = vault
-                    .append(&args.path, &args.text, position, &author)
+                    .append(&args.path, &args.content, position, &author)
                     .map_err(|e| e.to_string())?;
                 Ok(changed(&args.path, record))
             })

@@ -66,33 +66,27 @@ impl From<knower_vault::Error> for ApiError {
     }
 }
 
-impl From<knower_agents::Error> for ApiError {
-    fn from(e: knower_agents::Error) -> ApiError {
+impl From<knower_service::Error> for ApiError {
+    fn from(e: knower_service::Error) -> ApiError {
+        use knower_service::{Error as E, Kind};
         match e {
-            knower_agents::Error::Vault(v) => v.into(),
-            knower_agents::Error::Invalid(detail) => {
+            // The vault's own mistakes keep the vault routes' codes.
+            E::Vault(v) | E::Agents(knower_agents::Error::Vault(v)) => v.into(),
+            E::Agents(knower_agents::Error::Invalid(detail)) => {
                 ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid", detail)
             }
-            other => ApiError::new(StatusCode::BAD_GATEWAY, "agent_failed", other.to_string()),
+            other => {
+                let detail = other.to_string();
+                let (status, code) = match other.kind() {
+                    Kind::Invalid => (StatusCode::BAD_REQUEST, "bad_request"),
+                    Kind::NotFound => (StatusCode::NOT_FOUND, "not_found"),
+                    Kind::Conflict => (StatusCode::CONFLICT, "conflict"),
+                    Kind::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
+                    Kind::Upstream => (StatusCode::BAD_GATEWAY, "agent_failed"),
+                    Kind::Internal => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
+                };
+                ApiError::new(status, code, detail)
+            }
         }
-    }
-}
-
-impl From<knower_index::Error> for ApiError {
-    fn from(e: knower_index::Error) -> ApiError {
-        ApiError::internal(e.to_string())
-    }
-}
-
-impl From<crate::queue::QueueError> for ApiError {
-    fn from(e: crate::queue::QueueError) -> ApiError {
-        use crate::queue::QueueError as Q;
-        let (status, code) = match &e {
-            Q::Full | Q::Closed => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
-            Q::Unknown(_) => (StatusCode::NOT_FOUND, "not_found"),
-            Q::NotFailed { .. } => (StatusCode::CONFLICT, "conflict"),
-            _ => (StatusCode::INTERNAL_SERVER_ERROR, "queue_failed"),
-        };
-        ApiError::new(status, code, e.to_string())
     }
 }

@@ -1,26 +1,20 @@
-//! Knower's HTTP server (seed 003's core service): `POST /update` stores
-//! an update durably and answers at once; one worker runs the updates in
-//! order with the update agent; `POST /search` runs the search agent
-//! alongside; `GET /sse` streams what changes; `/api/*` reads the vault.
+//! Knower's HTTP server (seed 003's core service): the routes of the HTTP
+//! API over [`knower_service::Service`], live events on `/sse`, the MCP
+//! service at `/mcp`, and the web UI.
 //!
-//! Start at [`Server::start`]. The pieces: [`queue`] (the durable queue),
-//! `worker` (runs it), [`events`] (live events with replay), `routes`,
-//! `guard` (Host, Origin, token), [`render`] (safe HTML), `assets` (the
-//! web UI, compiled in).
+//! Start at [`Server::start`]. The pieces: `app` (what routes share),
+//! `routes` (one module per concern), `guard` (Host, Origin, token),
+//! [`render`] (safe HTML), `assets` (the web UI, compiled in). The queue,
+//! its worker and the events live in `knower-service`.
 
+mod app;
 mod assets;
 mod error;
-pub mod events;
 mod guard;
-mod mcp;
-pub mod queue;
 pub mod render;
 mod routes;
 mod server;
-mod worker;
 
-pub use queue::{Queue, QueueError, State, Update};
+pub use app::App;
 pub use routes::{MAX_JSON_BYTES, MAX_MULTIPART_BYTES};
-pub use server::{
-    App, DEFAULT_ADDR, RUN_FILE, RunInfo, ServeError, Server, ServerConfig, alive, running,
-};
+pub use server::{DEFAULT_ADDR, ServeError, Server, ServerConfig};

@@ -1,39 +1,90 @@
-//! The `knower` binary: the command line over the Knower crates. It holds no
-//! logic of its own beyond finding the vault and presenting results.
+//! The `knower` binary: the command line over the Knower crates. It holds
+//! no logic of its own beyond finding the vault and presenting results:
+//! `main` dispatches each command once to the module that presents it.
 
-mod agents;
 mod cli;
-mod commands;
+mod context;
 mod mcp;
+mod notes;
+mod output;
 mod search;
 mod server;
+mod status;
+mod updates;
 
 use std::process::ExitCode;
 
 use clap::Parser;
 
+use crate::cli::{Cli, Command, InboxAction};
+use crate::context::Context;
+use crate::output::Outcome;
+
 fn main() -> ExitCode {
-    let cli = cli::Cli::parse();
+    let cli = Cli::parse();
     let json = cli.json;
-    match commands::run(cli) {
+    match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            report(&e, json);
+            output::report(&e, json);
             ExitCode::from(1)
         }
     }
 }
 
-/// One line on stderr: what went wrong and, when there is something to do
-/// about it, what.
-fn report(error: &commands::Failure, json: bool) {
-    if json {
-        let value = serde_json::json!({"error": error.message, "hint": error.hint});
-        eprintln!("{value}");
-        return;
-    }
-    match &error.hint {
-        Some(hint) => eprintln!("error: {} ({hint})", error.message),
-        None => eprintln!("error: {}", error.message),
+fn run(cli: Cli) -> Outcome {
+    let ctx = Context::new(cli.vault, cli.json);
+    match cli.command {
+        Command::Init { path } => notes::init(&ctx, path),
+        Command::Watch => notes::watch(&ctx),
+        Command::Tree { path, depth } => notes::tree(&ctx, &path, depth),
+        Command::Read { path } => notes::read(&ctx, &path),
+        Command::Write { path, why } => notes::write(&ctx, &path, why),
+        Command::Append { path, top, why } => notes::append(&ctx, &path, top, why),
+        Command::Edit {
+            path,
+            old,
+            new,
+            why,
+        } => notes::edit(&ctx, &path, &old, &new, why),
+        Command::Mv { from, to, why } => notes::mv(&ctx, &from, &to, why),
+        Command::Rm { path, why } => notes::rm(&ctx, &path, why),
+        Command::Undo { id, force, why } => notes::undo(&ctx, id, force, why),
+        Command::Log { limit, path } => notes::log(&ctx, limit, path.as_deref()),
+        Command::Status => status::status(&ctx),
+        Command::Search {
+            query,
+            mode,
+            scope,
+            limit,
+            explain,
+        } => search::search(&ctx, &query.join(" "), mode, scope, limit, explain),
+        Command::Reindex => search::reindex(&ctx),
+        Command::Update {
+            text,
+            files,
+            inbox_ref,
+            no_wait,
+        } => updates::update(&ctx, text, &files, inbox_ref, no_wait),
+        Command::Ask {
+            question,
+            mode,
+            scope,
+        } => updates::ask(&ctx, &question.join(" "), mode, scope),
+        Command::Inbox { action: None } => updates::inbox_list(&ctx),
+        Command::Inbox {
+            action: Some(InboxAction::Show { id }),
+        } => updates::inbox_show(&ctx, &id),
+        Command::Inbox {
+            action: Some(InboxAction::Reply { id, answer }),
+        } => updates::reply(&ctx, &id, answer.join(" ")),
+        Command::Updates { action, limit } => updates::updates(&ctx, action, limit),
+        Command::Prompts { name } => updates::prompts(&ctx, name),
+        Command::Serve { listen } => server::serve(&ctx, listen.addr),
+        Command::Start { listen } => server::start(&ctx, listen.addr),
+        Command::Stop => server::stop(&ctx),
+        Command::Vault => server::show_vault(&ctx),
+        Command::Mcp => mcp::serve(&ctx),
+        Command::Graph { action } => mcp::graph(&ctx, action),
     }
 }

@@ -1,65 +1,52 @@
-//! The search commands: `search`, `reindex`, and the index's part of
-//! `status`, over the knower-index crate.
+//! The search commands: `search` (through the service) and `reindex`
+//! (the index's own maintenance).
 
 use std::io::IsTerminal;
-use std::sync::Arc;
 
-use knower_index::{Hit, Index, IndexStatus, Mode, SearchOptions};
-use knower_vault::Vault;
+use knower_index::{Hit, Mode, SearchOptions};
 
 use crate::cli::ModeArg;
-use crate::commands::{Failure, Outcome, print_json, progress_bar};
+use crate::context::{Context, IndexUse, block_on};
+use crate::output::{Failure, Outcome, print_json, progress_bar};
 
-/// Opens the vault's index and subscribes it to the vault's changes.
-pub fn open_index(vault: &Arc<Vault>) -> Result<Arc<Index>, Failure> {
-    Ok(Index::open(vault.clone())?)
+impl From<ModeArg> for Mode {
+    fn from(mode: ModeArg) -> Mode {
+        match mode {
+            ModeArg::Fast => Mode::Fast,
+            ModeArg::Deep => Mode::Deep,
+            ModeArg::Vector => Mode::Vector,
+        }
+    }
 }
 
-/// Brings the index up to date with the files, with a progress bar when
-/// that takes a while (the first time, or after a rebuild).
-pub fn catch_up(index: &Index, json: bool) -> Outcome {
-    let report = index.catch_up(&mut progress_bar("indexing notes for search", json))?;
-    if !json && report.rebuilt {
-        eprintln!(
-            "note: the search index was damaged or of another version; rebuilt it from the notes"
-        );
-    }
+/// Before a search with vectors, the passages written since the last pass
+/// get theirs (the search would do it too), with a progress bar for a long
+/// wait.
+pub fn embed_with_progress(
+    service: &knower_service::Service,
+    mode: Mode,
+    json: bool,
+) -> Result<(), Failure> {
+    service
+        .index()
+        .prepare(mode, &mut progress_bar("embedding new passages", json))?;
     Ok(())
 }
 
-/// Problems the index met while following changes (it repairs itself at
-/// the next catch-up, but the user should know).
-pub fn warn_problems(index: &Index) {
-    for problem in index.take_problems() {
-        eprintln!("warning: search index: {problem}");
-    }
-}
-
-/// The search mode asked for; for a mode that uses vectors, the passages
-/// written since the last embedding pass get theirs first, so the search
-/// sees the vault as it is.
-pub fn prepare(index: &Index, mode: ModeArg, json: bool) -> Result<Mode, Failure> {
-    let mode = match mode {
-        ModeArg::Fast => Mode::Fast,
-        ModeArg::Deep => Mode::Deep,
-        ModeArg::Vector => Mode::Vector,
-    };
-    index.prepare(mode, &mut progress_bar("embedding new passages", json))?;
-    Ok(mode)
-}
-
 pub fn search(
-    index: &Index,
+    ctx: &Context,
     query: &str,
     mode: ModeArg,
     scope: Option<String>,
     limit: usize,
     explain: bool,
-    json: bool,
 ) -> Outcome {
-    let mode = prepare(index, mode, json)?;
+    let json = ctx.json;
+    let service = ctx.service()?;
+    let mode = Mode::from(mode);
+    embed_with_progress(&service, mode, json)?;
     let options = SearchOptions { mode, scope, limit };
-    let mut results = index.search(query, &options)?;
+    let mut results = block_on(service.search(query.to_string(), options))?;
     if let Some(notice) = &results.notice {
         eprintln!("note: {notice}");
     }
@@ -139,7 +126,10 @@ fn marked(hit: &Hit, terminal: bool) -> String {
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-pub fn reindex(index: &Index, json: bool) -> Outcome {
+pub fn reindex(ctx: &Context) -> Outcome {
+    let json = ctx.json;
+    let (_, index) = ctx.prepare(ctx.vault()?, IndexUse::Required)?;
+    let index = index.expect("a required index is open");
     let files = index.reindex(&mut progress_bar("indexing notes", json))?;
     let embedded = match index.load_model() {
         Ok(()) => Some(index.embed_pending(&mut progress_bar("embedding passages", json))?),
@@ -166,31 +156,4 @@ pub fn reindex(index: &Index, json: bool) -> Outcome {
         None => println!("indexed {files} notes ({} passages)", status.chunks),
     }
     Ok(())
-}
-
-pub fn print_status(status: &IndexStatus) {
-    println!(
-        "search    {} notes · {} passages indexed",
-        status.files, status.chunks
-    );
-    if status.files_pending.is_empty() {
-        println!("          keywords up to date");
-    } else {
-        println!(
-            "          {} notes to index (done by the next command or `knower watch`)",
-            status.files_pending.len()
-        );
-    }
-    match (&status.model, status.vectors_pending) {
-        (Some(model), Some(0)) => println!("          vectors up to date ({model})"),
-        (Some(model), Some(n)) => {
-            println!(
-                "          {n} passages to embed ({model}; `knower watch` or a deep search does it)"
-            )
-        }
-        _ => println!(
-            "          no embedding model at hand; deep search uses keywords ({})",
-            status.model_problem.as_deref().unwrap_or("unknown")
-        ),
-    }
 }

@@ -1,39 +1,30 @@
-//! The server commands: `serve`, `start`, `stop`, `vault`, `updates`, and
-//! [`Remote`], through which other commands reach a running server instead
-//! of racing it.
+//! The server commands: `serve`, `start`, `stop` and `vault`.
 
 use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use knower_agents::Attachment;
-use knower_server::{Queue, RunInfo, Server, ServerConfig, State, Update};
-use knower_vault::{INTERNAL_DIR, Vault};
-use serde_json::Value;
+use knower_server::{Server, ServerConfig};
+use knower_service::{Client, RunInfo, token};
 
-use crate::cli::UpdatesAction;
-use crate::commands::{Failure, Outcome, failure, print_json};
+use crate::context::{Context, IndexUse, block_on};
+use crate::output::{Failure, Outcome, failure, print_json};
 
-/// The background server's output, under `.knower/`.
-const LOG_FILE: &str = "server.log";
 /// How long `knower start` waits for the server to answer (a first start
 /// indexes the whole vault).
 const START_WAIT: Duration = Duration::from_secs(300);
 const STOP_WAIT: Duration = Duration::from_secs(20);
 
-fn token() -> Option<String> {
-    std::env::var("KNOWER_TOKEN").ok().filter(|t| !t.is_empty())
-}
-
-pub fn serve(vault: Arc<Vault>, addr: SocketAddr, json: bool) -> Outcome {
-    if let Some(info) = knower_server::running(vault.root()) {
+pub fn serve(ctx: &Context, addr: SocketAddr) -> Outcome {
+    let json = ctx.json;
+    let vault = ctx.vault_or_new("knower serve")?;
+    if let Some(info) = knower_service::running(vault.root()) {
         return Err(already_running(&info));
     }
-    let index = crate::search::open_index(&vault)?;
-    crate::search::catch_up(&index, json)?;
+    let (vault, index) = ctx.prepare(vault, IndexUse::Required)?;
+    let index = index.expect("a required index is open");
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -59,7 +50,7 @@ pub fn serve(vault: Arc<Vault>, addr: SocketAddr, json: bool) -> Outcome {
             println!(
                 "Knower is serving {} at {url} ({}); press Ctrl-C to stop",
                 vault.root().display(),
-                server.app().agents.engine_label()
+                server.app().service.engine_label()
             );
             if config_has_token {
                 // The token itself is not printed: this may go to a log.
@@ -100,12 +91,15 @@ fn already_running(info: &RunInfo) -> Failure {
     )
 }
 
-pub fn start(root: &Path, addr: SocketAddr, json: bool) -> Outcome {
-    if let Some(info) = knower_server::running(root) {
+pub fn start(ctx: &Context, addr: SocketAddr) -> Outcome {
+    let json = ctx.json;
+    let vault = ctx.vault_or_new("knower start")?;
+    let root = vault.root();
+    if let Some(info) = knower_service::running(root) {
         return Err(already_running(&info));
     }
-    let internal = root.join(INTERNAL_DIR);
-    let log_path = internal.join(LOG_FILE);
+    let log_path = knower_service::log_path(root)
+        .map_err(|e| failure(format!("cannot make the server's folder: {e}"), None))?;
     let log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -132,9 +126,9 @@ pub fn start(root: &Path, addr: SocketAddr, json: bool) -> Outcome {
         .map_err(|e| failure(format!("cannot start the server: {e}"), None))?;
     let deadline = Instant::now() + START_WAIT;
     loop {
-        if let Some(info) = knower_server::running(root)
+        if let Some(info) = knower_service::running(root)
             && info.pid == child.id()
-            && Remote::new(info.clone()).health().is_ok()
+            && block_on(Client::new(info.clone()).health()).is_ok()
         {
             if json {
                 return print_json(&info);
@@ -173,8 +167,11 @@ fn log_tail(path: &Path) -> String {
     lines.into_iter().rev().collect::<Vec<_>>().join(" / ")
 }
 
-pub fn stop(root: &Path, json: bool) -> Outcome {
-    let Some(info) = knower_server::running(root) else {
+pub fn stop(ctx: &Context) -> Outcome {
+    let json = ctx.json;
+    let vault = ctx.vault()?;
+    let root = vault.root();
+    let Some(info) = knower_service::running(root) else {
         if json {
             return print_json(&serde_json::json!({"running": false}));
         }
@@ -183,7 +180,7 @@ pub fn stop(root: &Path, json: bool) -> Outcome {
     };
     signal(info.pid, libc::SIGTERM)?;
     let deadline = Instant::now() + STOP_WAIT;
-    while knower_server::alive(info.pid) {
+    while knower_service::alive(info.pid) {
         if Instant::now() > deadline {
             // Safe: the queue resumes whatever was running at the next start.
             signal(info.pid, libc::SIGKILL)?;
@@ -212,8 +209,10 @@ fn signal(pid: u32, signal: libc::c_int) -> Outcome {
 
 /// `knower vault`: the folder, opened in a file manager when a desktop is
 /// there to show it.
-pub fn show_vault(root: &Path, json: bool) -> Outcome {
-    if json {
+pub fn show_vault(ctx: &Context) -> Outcome {
+    let vault = ctx.vault()?;
+    let root = vault.root();
+    if ctx.json {
         return print_json(&serde_json::json!({"vault": root}));
     }
     println!("{}", root.display());
@@ -234,259 +233,4 @@ pub fn show_vault(root: &Path, json: bool) -> Outcome {
             .spawn();
     }
     Ok(())
-}
-
-/// The server's line in `knower status`, and its part of the JSON.
-pub fn status(root: &Path) -> Value {
-    let Some(info) = knower_server::running(root) else {
-        return serde_json::json!({"running": false});
-    };
-    match Remote::new(info.clone()).health() {
-        Ok(health) => {
-            serde_json::json!({"running": true, "url": info.url, "pid": info.pid, "queue": health["queue"], "engine": health["engine"]})
-        }
-        Err(e) => {
-            serde_json::json!({"running": true, "url": info.url, "pid": info.pid, "problem": e.message})
-        }
-    }
-}
-
-pub fn print_status(server: &Value) {
-    if server["running"] != true {
-        println!("server    not running (`knower start`)");
-        return;
-    }
-    let url = server["url"].as_str().unwrap_or("");
-    match server.get("problem") {
-        Some(problem) => println!(
-            "server    {url} (pid {}) is not answering: {}",
-            server["pid"],
-            problem.as_str().unwrap_or("")
-        ),
-        None => println!(
-            "server    {url} (pid {}) · {} queued, {} running · {}",
-            server["pid"],
-            server["queue"]["queued"],
-            server["queue"]["running"],
-            server["engine"].as_str().unwrap_or("")
-        ),
-    }
-}
-
-pub fn updates(root: &Path, action: Option<UpdatesAction>, limit: usize, json: bool) -> Outcome {
-    let remote = knower_server::running(root).map(Remote::new);
-    // Without a server the queue is read (and a retry recorded) directly;
-    // the next server runs what waits.
-    let local = || -> Result<Arc<Queue>, Failure> {
-        Queue::open(&root.join(INTERNAL_DIR)).map_err(|e| failure(e.to_string(), None))
-    };
-    match action {
-        None => {
-            let list = match &remote {
-                Some(remote) => remote.recent(limit)?,
-                None => local()?.recent(limit),
-            };
-            if json {
-                return print_json(&list);
-            }
-            if list.is_empty() {
-                println!("no updates yet");
-            }
-            for update in &list {
-                println!(
-                    "{}  {:<7}  {}",
-                    update.id,
-                    update.state.name(),
-                    update.summary.as_deref().unwrap_or(&update.headline)
-                );
-            }
-            Ok(())
-        }
-        Some(UpdatesAction::Show { id }) => {
-            let update = match &remote {
-                Some(remote) => remote.update(&id)?,
-                None => local()?
-                    .get(&id)
-                    .ok_or_else(|| failure(format!("there is no update {id}"), None))?,
-            };
-            if json {
-                return print_json(&update);
-            }
-            print_update(&update);
-            Ok(())
-        }
-        Some(UpdatesAction::Retry { id }) => {
-            match &remote {
-                Some(remote) => remote.retry(&id)?,
-                None => local()?
-                    .retry(&id)
-                    .map_err(|e| failure(e.to_string(), None))?,
-            }
-            if json {
-                return print_json(&serde_json::json!({"status": "accepted", "id": id}));
-            }
-            match remote {
-                Some(_) => println!("{id} is queued again"),
-                None => println!(
-                    "{id} is queued again; it runs when the server starts (`knower start`)"
-                ),
-            }
-            Ok(())
-        }
-    }
-}
-
-pub fn print_update(update: &Update) {
-    println!("{}  {}", update.id, update.state.name());
-    println!("  {}", update.headline);
-    if let Some(summary) = &update.summary {
-        println!("  {summary}");
-    }
-    for path in update.changed_files.iter().flatten() {
-        println!("  changed {path}");
-    }
-    if let Some(error) = &update.error {
-        println!("  error: {error}");
-        println!("  retry with `knower updates retry {}`", update.id);
-    }
-}
-
-/// A running server, as a client.
-pub struct Remote {
-    info: RunInfo,
-    base: String,
-    client: reqwest::Client,
-}
-
-impl Remote {
-    pub fn new(info: RunInfo) -> Remote {
-        let mut address = info.address;
-        if address.ip().is_unspecified() {
-            address.set_ip(std::net::Ipv4Addr::LOCALHOST.into());
-        }
-        knower_llm::install_tls_provider();
-        Remote {
-            base: format!("http://{address}"),
-            info,
-            client: reqwest::Client::builder()
-                .connect_timeout(Duration::from_secs(5))
-                .build()
-                .expect("an HTTP client without TLS always builds"),
-        }
-    }
-
-    /// The server running on `root`, if any.
-    pub fn find(root: &Path) -> Option<Remote> {
-        knower_server::running(root).map(Remote::new)
-    }
-
-    fn send(&self, request: reqwest::RequestBuilder) -> Result<Value, Failure> {
-        let request = match token() {
-            Some(token) => request.bearer_auth(token),
-            None => request,
-        };
-        crate::agents::block_on(async {
-            let response = request.send().await.map_err(|e| {
-                failure(
-                    format!("the server at {} does not answer: {e}", self.info.url),
-                    Some("`knower stop` and `knower start` restart it"),
-                )
-            })?;
-            let status = response.status();
-            let body: Value = response
-                .json()
-                .await
-                .map_err(|e| failure(format!("the server's answer is unreadable: {e}"), None))?;
-            if status.is_success() {
-                Ok(body)
-            } else {
-                Err(failure(
-                    body["detail"]
-                        .as_str()
-                        .map_or_else(|| format!("the server answered {status}"), str::to_string),
-                    None,
-                ))
-            }
-        })
-    }
-
-    pub fn health(&self) -> Result<Value, Failure> {
-        self.send(
-            self.client
-                .get(format!("{}/health", self.base))
-                .timeout(Duration::from_secs(5)),
-        )
-    }
-
-    /// Queues an update and returns its id.
-    pub fn submit(
-        &self,
-        text: String,
-        inbox_ref: Option<String>,
-        attachments: Vec<Attachment>,
-    ) -> Result<String, Failure> {
-        let url = format!("{}/update", self.base);
-        let request = if attachments.is_empty() {
-            self.client
-                .post(url)
-                .json(&serde_json::json!({"text": text, "inbox_ref": inbox_ref}))
-        } else {
-            let mut form = reqwest::multipart::Form::new().text("text", text);
-            if let Some(reference) = inbox_ref {
-                form = form.text("inbox_ref", reference);
-            }
-            for attachment in attachments {
-                let part =
-                    reqwest::multipart::Part::bytes(attachment.bytes).file_name(attachment.name);
-                form = form.part("file", part);
-            }
-            self.client.post(url).multipart(form)
-        };
-        let answer = self.send(request)?;
-        answer["id"]
-            .as_str()
-            .map(str::to_string)
-            .ok_or_else(|| failure("the server's answer has no update id", None))
-    }
-
-    pub fn update(&self, id: &str) -> Result<Update, Failure> {
-        let value = self.send(self.client.get(format!("{}/updates/{id}", self.base)))?;
-        from_json(value)
-    }
-
-    /// Waits until update `id` is done or failed.
-    pub fn wait(&self, id: &str) -> Result<Update, Failure> {
-        loop {
-            let update = self.update(id)?;
-            if matches!(update.state, State::Done | State::Failed) {
-                return Ok(update);
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-
-    fn recent(&self, limit: usize) -> Result<Vec<Update>, Failure> {
-        let value = self.send(
-            self.client
-                .get(format!("{}/updates?limit={limit}", self.base)),
-        )?;
-        from_json(value)
-    }
-
-    fn retry(&self, id: &str) -> Result<(), Failure> {
-        self.send(
-            self.client
-                .post(format!("{}/updates/{id}/retry", self.base)),
-        )
-        .map(|_| ())
-    }
-
-    pub fn url(&self) -> &str {
-        &self.info.url
-    }
-}
-
-fn from_json<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, Failure> {
-    serde_json::from_value(value)
-        .map_err(|e| failure(format!("the server's answer is unreadable: {e}"), None))
 }

@@ -4,8 +4,9 @@
 
 use knower_index::{Index, Mode, SearchOptions};
 
-use crate::agents::{Answer, OFFLINE, Source};
+use crate::agents::OFFLINE;
 use crate::error::Result;
+use crate::report::{Answer, Source};
 use crate::text::ellipsis;
 
 /// Passages shown at most.

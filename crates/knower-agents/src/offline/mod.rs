@@ -5,6 +5,7 @@
 
 mod answer;
 mod route;
+mod update;
 
 pub use answer::answer;
 pub use route::{Answered, Decision, Kind, kind_of, read_answer, route};

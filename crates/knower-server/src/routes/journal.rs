@@ -8,8 +8,8 @@ use axum::extract::{Query, State};
 use knower_vault::{Author, ChangeRecord};
 use serde::{Deserialize, Serialize};
 
+use crate::app::App;
 use crate::error::ApiError;
-use crate::server::App;
 
 #[derive(Deserialize)]
 pub struct LogQuery {
@@ -68,7 +68,7 @@ pub async fn log(
     State(app): State<Arc<App>>,
     Query(query): Query<LogQuery>,
 ) -> Result<Json<Vec<Change>>, ApiError> {
-    let vault = app.vault.clone();
+    let vault = app.vault().clone();
     let history = tokio::task::spawn_blocking(move || vault.log())
         .await
         .map_err(|e| ApiError::internal(e.to_string()))??;
@@ -103,7 +103,7 @@ pub async fn undo(
 ) -> Result<Json<Option<Change>>, ApiError> {
     let Json(request) =
         body.map_err(|e| ApiError::new(e.status(), "invalid_json", e.body_text()))?;
-    let vault = app.vault.clone();
+    let vault = app.vault().clone();
     let author = Author::new("user", "from the web UI");
     let record =
         tokio::task::spawn_blocking(move || vault.undo(request.id, &author, request.force))

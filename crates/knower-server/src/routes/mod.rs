@@ -17,17 +17,17 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 
+use crate::app::App;
 use crate::assets;
 use crate::error::ApiError;
 use crate::guard::{self, Guard};
-use crate::server::App;
 
 /// JSON bodies (an update's text is at most 1 MiB).
 pub const MAX_JSON_BYTES: usize = 2 << 20;
 /// Multipart bodies: text and attached files.
 pub const MAX_MULTIPART_BYTES: usize = 64 << 20;
 
-pub fn router(app: Arc<App>, guard: Arc<Guard>, mcp: crate::mcp::Service) -> Router {
+pub fn router(app: Arc<App>, guard: Arc<Guard>, mcp: knower_mcp::HttpService) -> Router {
     Router::new()
         .route_service("/mcp", mcp)
         .route("/", get(ui))

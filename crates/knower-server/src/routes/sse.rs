@@ -12,8 +12,8 @@ use futures_util::stream::{self, StreamExt};
 use serde::Deserialize;
 use tokio::sync::broadcast::error::RecvError;
 
-use crate::events;
-use crate::server::App;
+use crate::app::App;
+use knower_service::events;
 
 /// How often an idle stream carries a heartbeat comment, so proxies and
 /// clients can tell a quiet server from a dead connection.
@@ -36,7 +36,7 @@ pub async fn stream(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<u64>().ok())
         .or(query.last_event_id);
-    let subscription = app.events.subscribe(last);
+    let subscription = app.service.events().subscribe(last);
     let gap = subscription.gap.then(resync);
     let backlog = stream::iter(
         gap.into_iter()

@@ -7,21 +7,13 @@ use axum::extract::{FromRequest, Multipart, Path, Query, Request, State};
 use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
 use knower_agents::{Attachment, Payload};
+use knower_service::Wait;
+use knower_service::api::{Accepted, Update, UpdateRequest};
 use serde::Deserialize;
-use serde_json::json;
 
+use crate::app::App;
 use crate::error::ApiError;
-use crate::queue::Update;
 use crate::routes::MAX_JSON_BYTES;
-use crate::server::App;
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct UpdateRequest {
-    text: String,
-    #[serde(default)]
-    inbox_ref: Option<String>,
-}
 
 /// Takes JSON `{text, inbox_ref?}` or multipart (`text`, `inbox_ref`, and
 /// files in any other field), checks it, stores it durably, answers 202.
@@ -77,11 +69,8 @@ pub async fn accept(
             "send application/json {\"text\": …} or multipart/form-data",
         ));
     };
-    let id = app.accept_update(payload).await?;
-    Ok((
-        StatusCode::ACCEPTED,
-        Json(json!({"status": "accepted", "id": id})),
-    ))
+    let update = app.service.update(payload, Wait::Accepted).await?;
+    Ok((StatusCode::ACCEPTED, Json(Accepted::new(update.id))))
 }
 
 async fn read_multipart(mut multipart: Multipart) -> Result<Payload, ApiError> {
@@ -127,31 +116,23 @@ fn default_limit() -> usize {
 pub async fn list(
     State(app): State<Arc<App>>,
     Query(query): Query<ListQuery>,
-) -> Json<Vec<Update>> {
-    Json(app.queue.recent(query.limit.min(1000)))
+) -> Result<Json<Vec<Update>>, ApiError> {
+    Ok(Json(
+        app.service.updates().recent(query.limit.min(1000)).await?,
+    ))
 }
 
 pub async fn show(
     State(app): State<Arc<App>>,
     Path(id): Path<String>,
 ) -> Result<Json<Update>, ApiError> {
-    app.queue
-        .get(&id)
-        .map(Json)
-        .ok_or_else(|| ApiError::not_found(format!("there is no update {id}")))
+    Ok(Json(app.service.updates().get(&id).await?))
 }
 
 pub async fn retry(
     State(app): State<Arc<App>>,
     Path(id): Path<String>,
 ) -> Result<impl IntoResponse, ApiError> {
-    let queue = app.queue.clone();
-    let retried = id.clone();
-    tokio::task::spawn_blocking(move || queue.retry(&retried))
-        .await
-        .map_err(|e| ApiError::internal(e.to_string()))??;
-    Ok((
-        StatusCode::ACCEPTED,
-        Json(json!({"status": "accepted", "id": id})),
-    ))
+    app.service.updates().retry(&id).await?;
+    Ok((StatusCode::ACCEPTED, Json(Accepted::new(id))))
 }

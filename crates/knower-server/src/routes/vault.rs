@@ -12,9 +12,9 @@ use knower_vault::{TreeNode, frontmatter};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use crate::app::App;
 use crate::error::ApiError;
 use crate::render::markdown_to_html;
-use crate::server::App;
 
 #[derive(Deserialize)]
 pub struct TreeQuery {
@@ -28,7 +28,7 @@ pub async fn tree(
     State(app): State<Arc<App>>,
     Query(query): Query<TreeQuery>,
 ) -> Result<Json<TreeNode>, ApiError> {
-    Ok(Json(app.vault.tree(&query.path, query.depth)?))
+    Ok(Json(app.vault().tree(&query.path, query.depth)?))
 }
 
 #[derive(Deserialize)]
@@ -55,7 +55,7 @@ pub async fn file(
     State(app): State<Arc<App>>,
     Query(query): Query<PathQuery>,
 ) -> Result<Json<File>, ApiError> {
-    let markdown = app.vault.read(&query.path)?;
+    let markdown = app.vault().read(&query.path)?;
     let (yaml, body) = match frontmatter::split(&markdown) {
         Ok(split) => (
             split.frontmatter.map(|block| block.yaml.to_string()),
@@ -84,7 +84,7 @@ pub async fn raw(
     State(app): State<Arc<App>>,
     Query(query): Query<PathQuery>,
 ) -> Result<impl IntoResponse, ApiError> {
-    let bytes = app.vault.read_bytes(&query.path)?;
+    let bytes = app.vault().read_bytes(&query.path)?;
     let extension = query
         .path
         .rsplit_once('.')
@@ -110,13 +110,13 @@ pub async fn raw(
 }
 
 pub async fn inbox(State(app): State<Arc<App>>) -> Result<Json<Vec<InboxItem>>, ApiError> {
-    Ok(Json(knower_agents::inbox_list(&app.vault)?))
+    Ok(Json(app.service.inbox()?))
 }
 
 pub async fn health(State(app): State<Arc<App>>) -> Json<Value> {
-    let (queued, running) = app.queue.depth();
+    let (queued, running) = app.service.queue_depth();
     // Reads the index from disk: not on the event loop.
-    let reader = app.index.clone();
+    let reader = app.service.index().clone();
     let index = tokio::task::spawn_blocking(move || reader.status().ok())
         .await
         .ok()
@@ -124,16 +124,16 @@ pub async fn health(State(app): State<Arc<App>>) -> Json<Value> {
     Json(json!({
         "status": "ok",
         "version": env!("CARGO_PKG_VERSION"),
-        "vault": app.vault.root(),
+        "vault": app.vault().root(),
         "pid": std::process::id(),
         "address": app.address,
-        "engine": app.agents.engine_label(),
+        "engine": app.service.engine_label(),
         "queue": {"queued": queued, "running": running},
         "index": index.map(|s| json!({
             "files": s.files,
             "files_pending": s.files_pending.len(),
             "vectors_pending": s.vectors_pending,
         })),
-        "uptime_seconds": app.started.elapsed().as_secs(),
+        "uptime_seconds": app.service.uptime().as_secs(),
     }))
 }

@@ -26,7 +26,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, mpsc};
 
-use knower_agents::{Attachment, Payload};
+use knower_agents::{Attachment, Outcome, Payload, UpdateReport};
+use knower_llm::Usage;
 use serde::{Deserialize, Serialize};
 
 /// The queue's folder, under the vault's `.knower/`.
@@ -78,7 +79,7 @@ pub struct Update {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub inbox_ref: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub outcome: Option<String>,
+    pub outcome: Option<Outcome>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -87,16 +88,97 @@ pub struct Update {
     pub inbox_id: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    #[serde(default, flatten)]
+    pub details: Details,
+}
+
+impl Update {
+    /// What a client is told of an update it sent: `accepted` while it
+    /// waits or runs, then `done` or `failed`.
+    pub fn status(&self) -> &'static str {
+        match self.state {
+            State::Queued | State::Running => "accepted",
+            State::Done => "done",
+            State::Failed => "failed",
+        }
+    }
+
+    /// The update `report` describes, run at once by the agent (no queue):
+    /// accepted, started and finished now.
+    pub fn ran(report: UpdateReport, headline: String, inbox_ref: Option<String>) -> Update {
+        let at = now();
+        let failed = report.outcome == Outcome::Failed;
+        let finished = Finished::from(report.clone());
+        Update {
+            id: report.id,
+            state: if failed { State::Failed } else { State::Done },
+            headline,
+            accepted_at: at.clone(),
+            started_at: Some(at.clone()),
+            finished_at: Some(at),
+            attempt: 1,
+            inbox_ref,
+            outcome: Some(finished.outcome),
+            summary: Some(finished.summary),
+            changed_files: Some(finished.changed_files),
+            inbox_id: finished.inbox_id,
+            error: report.error,
+            details: finished.details,
+        }
+    }
 }
 
 /// How an update ended, as the worker records it.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Finished {
-    pub outcome: String,
+    pub outcome: Outcome,
     pub summary: String,
     pub changed_files: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inbox_id: Option<String>,
+    #[serde(default, flatten)]
+    pub details: Details,
+}
+
+/// What the agent told of its run besides the outcome: which engine, why
+/// it decided as it did, how sure it was, what it cost, what it was
+/// refused.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Details {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+    /// Tool calls the agent made that were refused, with why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+impl From<UpdateReport> for Finished {
+    fn from(report: UpdateReport) -> Finished {
+        Finished {
+            outcome: report.outcome,
+            summary: report.summary,
+            changed_files: report.changed,
+            inbox_id: report.inbox_id,
+            details: Details {
+                engine: Some(report.engine),
+                reasoning: report.reasoning,
+                confidence: report.confidence,
+                usage: report.usage,
+                warnings: report
+                    .tool_calls
+                    .iter()
+                    .filter(|call| !call.ok)
+                    .map(|call| format!("{}: {}", call.tool, call.error.as_deref().unwrap_or("")))
+                    .collect(),
+            },
+        }
+    }
 }
 
 /// One line of the log.
@@ -590,10 +672,11 @@ fn snapshot(entry: &Entry) -> Vec<Record> {
                 id: id.clone(),
                 at,
                 finished: Finished {
-                    outcome: view.outcome.clone().unwrap_or_default(),
+                    outcome: view.outcome.unwrap_or(Outcome::Filed),
                     summary: view.summary.clone().unwrap_or_default(),
                     changed_files: view.changed_files.clone().unwrap_or_default(),
                     inbox_id: view.inbox_id.clone(),
+                    details: view.details.clone(),
                 },
             },
         ]),
@@ -725,6 +808,7 @@ impl Inner {
                     changed_files: None,
                     inbox_id: None,
                     error: None,
+                    details: Details::default(),
                 };
                 self.entries.insert(
                     id.clone(),
@@ -754,6 +838,7 @@ impl Inner {
                     view.summary = Some(finished.summary);
                     view.changed_files = Some(finished.changed_files);
                     view.inbox_id = finished.inbox_id;
+                    view.details = finished.details;
                     view.error = None;
                     self.pending.remove(&entry.pos);
                 }

@@ -13,10 +13,11 @@ fn accept(queue: &Queue, text: &str) -> String {
 
 fn done(summary: &str) -> Finished {
     Finished {
-        outcome: "filed".into(),
+        outcome: Outcome::Filed,
         summary: summary.into(),
         changed_files: vec!["a.md".into()],
         inbox_id: None,
+        details: Details::default(),
     }
 }
 

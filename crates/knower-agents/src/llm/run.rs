@@ -55,7 +55,7 @@ pub type Check<'a> = &'a dyn Fn(&str, &[String]) -> Result<(), String>;
 
 /// Runs the conversation. `check` judges a final answer given the paths
 /// changed so far; its error is the message the model gets to correct it.
-pub async fn run(
+pub fn run(
     llm: &Llm,
     system: String,
     user: ChatMessage,
@@ -78,7 +78,7 @@ pub async fn run(
             return run;
         }
         run.steps += 1;
-        let reply = match llm.chat(&request).await {
+        let reply = match llm.chat_blocking(&request) {
             Ok(reply) => reply,
             Err(e) => {
                 run.error = Some(e);

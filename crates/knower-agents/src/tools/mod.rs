@@ -1,24 +1,32 @@
 //! Seed 003's eight tools, each a thin adapter over [`Vault`] and [`Index`]
 //! so that confinement, atomic writes, the journal and search freshness come
-//! from the layers below.
+//! from the layers below. Their arguments are the types of [`args`], which
+//! Knower's MCP tools share.
 //!
 //! The search agent is given [`ReadTools`], which has no way to write;
 //! the update agent is given [`WriteTools`]. Which tools an agent has is a
 //! matter of the type it holds, not of a check.
 
+pub mod args;
+
 use std::sync::Arc;
 
-use knower_index::{Index, Mode, SearchOptions};
+use knower_index::{Index, SearchOptions};
 use knower_llm::chat::Tool;
-use knower_vault::{Author, Position, Vault, VaultPath, render_tree};
-use serde_json::{Value, json};
+use knower_vault::{Author, Vault, VaultPath, render_tree};
+use schemars::JsonSchema;
+use serde_json::Value;
 
 use crate::inbox::INBOX;
+use args::{
+    AppendArgs, DeleteArgs, EditArgs, MoveArgs, ReadArgs, SearchArgs, TreeArgs, WriteArgs,
+    check_content, parse, schema,
+};
 
 /// Longest tool output given back to the model; more is cut with a note.
 const MAX_OUTPUT_CHARS: usize = 24_000;
-/// Largest content one write may carry.
-const MAX_WRITE_BYTES: usize = 1 << 20;
+/// Passages the model's `search` returns unless it asks for another number.
+const SEARCH_PASSAGES: usize = 8;
 
 /// What a tool call did, for the model and for the run's report.
 #[derive(Clone, Debug)]
@@ -65,49 +73,35 @@ impl ReadTools {
         ReadTools { vault, index }
     }
 
-    fn tree(&self, args: &Value) -> Result<String, String> {
-        let path = opt_str(args, "path")?.unwrap_or("");
-        let depth = args
-            .get("depth")
-            .and_then(Value::as_u64)
-            .map(|d| d.clamp(1, 8) as usize)
-            .unwrap_or(2);
+    fn tree(&self, args: TreeArgs) -> Result<String, String> {
+        let path = args.path.unwrap_or_default();
+        // The model sees a bounded listing by default: it can go deeper.
+        let depth = args.depth.map(|d| d.clamp(1, 8)).unwrap_or(2);
         let node = self
             .vault
-            .tree(path, Some(depth))
+            .tree(&path, Some(depth))
             .map_err(|e| e.to_string())?;
         let listing = render_tree(&node);
         Ok(if listing.is_empty() {
-            format!("{} is empty", display(path))
+            format!("{} is empty", display(&path))
         } else {
             listing
         })
     }
 
-    fn read(&self, args: &Value) -> Result<String, String> {
-        let path = str_arg(args, "path")?;
-        self.vault.read(path).map_err(|e| e.to_string())
+    fn read(&self, args: ReadArgs) -> Result<String, String> {
+        self.vault.read(&args.path).map_err(|e| e.to_string())
     }
 
-    fn search(&self, args: &Value) -> Result<String, String> {
-        let query = str_arg(args, "query")?;
-        let mode = match opt_str(args, "mode")? {
-            None | Some("fast") => Mode::Fast,
-            Some("deep") => Mode::Deep,
-            Some(other) => return Err(format!("mode must be \"fast\" or \"deep\", not {other:?}")),
-        };
-        let scope = opt_str(args, "scope")?.map(str::to_string);
-        self.index
-            .prepare(mode, &mut |_, _| {})
-            .map_err(|e| e.to_string())?;
+    fn search(&self, args: SearchArgs) -> Result<String, String> {
         let options = SearchOptions {
-            mode,
-            scope,
-            limit: 8,
+            mode: args.mode()?,
+            scope: args.scope(),
+            limit: args.limit.unwrap_or(SEARCH_PASSAGES).clamp(1, 100),
         };
         let results = self
             .index
-            .search(query, &options)
+            .search(&args.query, &options)
             .map_err(|e| e.to_string())?;
         let mut out = String::new();
         if let Some(notice) = results.notice {
@@ -138,35 +132,29 @@ impl ReadTools {
 impl ToolSet for ReadTools {
     fn definitions(&self) -> Vec<Tool> {
         vec![
-            tool(
+            tool::<TreeArgs>(
                 "tree",
                 "List the vault's files and folders with token counts, from a folder (default: the whole vault) down to a depth (default 2).",
-                json!({"path": {"type": "string", "description": "A folder of the vault, e.g. `projects/atlas`; empty for the root."},
-                       "depth": {"type": "integer", "minimum": 1, "maximum": 8}}),
-                &[],
+                false,
             ),
-            tool(
+            tool::<ReadArgs>(
                 "read",
                 "Read a whole file of the vault, frontmatter included. Line numbers in search results count from its first line.",
-                json!({"path": {"type": "string", "description": "Path inside the vault, e.g. `projects/atlas/state.md`."}}),
-                &["path"],
+                false,
             ),
-            tool(
+            tool::<SearchArgs>(
                 "search",
                 "Search the vault's notes. Returns ranked passages as `path:first-last` line ranges with their text.",
-                json!({"query": {"type": "string", "description": "Keywords; \"exact phrase\", prefix*, +required, -excluded."},
-                       "mode": {"type": "string", "enum": ["fast", "deep"], "description": "fast: keywords (BM25); deep: keywords and meaning."},
-                       "scope": {"type": "string", "description": "Optional: `project:NAME` or a folder to search in."}}),
-                &["query"],
+                false,
             ),
         ]
     }
 
     fn call(&mut self, name: &str, args: &Value) -> ToolOutput {
         let result = match name {
-            "tree" => self.tree(args),
-            "read" => self.read(args),
-            "search" => self.search(args),
+            "tree" => parse(args).and_then(|a| self.tree(a)),
+            "read" => parse(args).and_then(|a| self.read(a)),
+            "search" => parse(args).and_then(|a| self.search(a)),
             other => return ToolOutput::err(format!("there is no tool named `{other}`")),
         };
         match result {
@@ -196,8 +184,9 @@ impl WriteTools {
         }
     }
 
-    fn author(&self, args: &Value) -> Result<Author, String> {
-        let reason = str_arg(args, "reason")?.trim();
+    /// The agent must say why: its reason is the journal's.
+    fn author(&self, reason: &Option<String>) -> Result<Author, String> {
+        let reason = reason.as_deref().unwrap_or("").trim();
         if reason.is_empty() {
             return Err("`reason` must say why the change is made".into());
         }
@@ -210,8 +199,7 @@ impl WriteTools {
 
     /// Paths the agent may change: not the global changelog (Knower writes
     /// the one entry per update itself) nor the inbox (Knower keeps it).
-    fn target<'a>(&self, args: &'a Value, key: &str) -> Result<&'a str, String> {
-        let path = str_arg(args, key)?;
+    fn target<'a>(&self, path: &'a str) -> Result<&'a str, String> {
         let p = VaultPath::parse(path).map_err(|e| e.to_string())?;
         if p.as_str() == "changelog.md" {
             return Err(
@@ -227,48 +215,50 @@ impl WriteTools {
     }
 
     fn change(&self, name: &str, args: &Value) -> Result<(String, Vec<String>), String> {
-        let author = self.author(args)?;
         let vault = &self.read.vault;
-        let content = |key| -> Result<&str, String> {
-            let text = str_arg(args, key)?;
-            if text.len() > MAX_WRITE_BYTES {
-                return Err(format!("{key} is larger than {MAX_WRITE_BYTES} bytes"));
-            }
-            Ok(text)
-        };
         let (record, paths) = match name {
             "write" => {
-                let path = self.target(args, "path")?;
-                (vault.write(path, content("content")?, &author), vec![path])
+                let a: WriteArgs = parse(args)?;
+                let author = self.author(&a.reason)?;
+                check_content("content", &a.content)?;
+                let path = self.target(&a.path)?;
+                (vault.write(path, &a.content, &author), vec![a.path.clone()])
             }
             "edit" => {
-                let path = self.target(args, "path")?;
-                let (old, new) = (content("old_content")?, content("new_content")?);
-                (vault.edit(path, old, new, &author), vec![path])
+                let a: EditArgs = parse(args)?;
+                let author = self.author(&a.reason)?;
+                check_content("old_content", &a.old_content)?;
+                check_content("new_content", &a.new_content)?;
+                let path = self.target(&a.path)?;
+                (
+                    vault.edit(path, &a.old_content, &a.new_content, &author),
+                    vec![a.path.clone()],
+                )
             }
             "append" => {
-                let path = self.target(args, "path")?;
-                let position = match opt_str(args, "position")? {
-                    None | Some("bottom") => Position::Bottom,
-                    Some("top") => Position::Top,
-                    Some(other) => {
-                        return Err(format!(
-                            "position must be \"top\" or \"bottom\", not {other:?}"
-                        ));
-                    }
-                };
+                let a: AppendArgs = parse(args)?;
+                let author = self.author(&a.reason)?;
+                check_content("content", &a.content)?;
+                let path = self.target(&a.path)?;
                 (
-                    vault.append(path, content("content")?, position, &author),
-                    vec![path],
+                    vault.append(path, &a.content, a.position(), &author),
+                    vec![a.path.clone()],
                 )
             }
             "delete" => {
-                let path = self.target(args, "path")?;
-                (vault.delete(path, &author), vec![path])
+                let a: DeleteArgs = parse(args)?;
+                let author = self.author(&a.reason)?;
+                let path = self.target(&a.path)?;
+                (vault.delete(path, &author), vec![a.path.clone()])
             }
             "move" => {
-                let (from, to) = (self.target(args, "from")?, self.target(args, "to")?);
-                (vault.rename(from, to, &author), vec![from, to])
+                let a: MoveArgs = parse(args)?;
+                let author = self.author(&a.reason)?;
+                let (from, to) = (self.target(&a.from)?, self.target(&a.to)?);
+                (
+                    vault.rename(from, to, &author),
+                    vec![a.from.clone(), a.to.clone()],
+                )
             }
             _ => unreachable!("only write tools reach here"),
         };
@@ -287,40 +277,29 @@ impl WriteTools {
 
 impl ToolSet for WriteTools {
     fn definitions(&self) -> Vec<Tool> {
-        let reason = json!({"type": "string", "description": "Why this change is made; recorded in the vault's journal."});
-        let path = json!({"type": "string", "description": "Path inside the vault."});
         let mut tools = self.read.definitions();
         tools.extend([
-            tool(
+            tool::<WriteArgs>(
                 "write",
                 "Create a file, or replace all of it. Prefer `edit` or `append` for existing notes.",
-                json!({"path": path, "content": {"type": "string"}, "reason": reason}),
-                &["path", "content", "reason"],
+                true,
             ),
-            tool(
+            tool::<EditArgs>(
                 "edit",
                 "Replace the first occurrence of an exact passage of a file.",
-                json!({"path": path, "old_content": {"type": "string"}, "new_content": {"type": "string"}, "reason": reason}),
-                &["path", "old_content", "new_content", "reason"],
+                true,
             ),
-            tool(
+            tool::<AppendArgs>(
                 "append",
                 "Add a block at the top (below the title; for changelogs, newest first) or the bottom of a file, creating it if needed.",
-                json!({"path": path, "content": {"type": "string"}, "position": {"type": "string", "enum": ["top", "bottom"]}, "reason": reason}),
-                &["path", "content", "reason"],
+                true,
             ),
-            tool(
+            tool::<DeleteArgs>(
                 "delete",
                 "Delete a file or a folder (it stays recoverable from the journal).",
-                json!({"path": path, "reason": reason}),
-                &["path", "reason"],
+                true,
             ),
-            tool(
-                "move",
-                "Move or rename a file or folder.",
-                json!({"from": path, "to": path, "reason": reason}),
-                &["from", "to", "reason"],
-            ),
+            tool::<MoveArgs>("move", "Move or rename a file or folder.", true),
         ]);
         tools
     }
@@ -339,22 +318,16 @@ impl ToolSet for WriteTools {
     }
 }
 
-fn tool(name: &str, description: &str, properties: Value, required: &[&str]) -> Tool {
+/// A tool for the model, its schema derived from its arguments' type; a
+/// tool that changes the vault requires the `reason` the journal records.
+fn tool<T: JsonSchema>(name: &str, description: &str, changes: bool) -> Tool {
+    let mut schema = schema::<T>();
+    if changes && let Some(required) = schema["required"].as_array_mut() {
+        required.push(Value::from("reason"));
+    }
     Tool::new(name)
         .with_description(description)
-        .with_schema(json!({"type": "object", "properties": properties, "required": required}))
-}
-
-fn str_arg<'a>(args: &'a Value, key: &str) -> Result<&'a str, String> {
-    opt_str(args, key)?.ok_or_else(|| format!("`{key}` is required"))
-}
-
-fn opt_str<'a>(args: &'a Value, key: &str) -> Result<Option<&'a str>, String> {
-    match args.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s)),
-        Some(other) => Err(format!("`{key}` must be a string, not {other}")),
-    }
+        .with_schema(schema)
 }
 
 fn display(path: &str) -> &str {

@@ -1,29 +1,22 @@
 //! The update worker: one thread that runs the queued updates one at a
-//! time, in order, with the update agent.
-//!
-//! The agent reads and writes the vault synchronously and talks to a model
-//! asynchronously, so it gets a thread and a single-threaded runtime of its
-//! own instead of a place on the server's event loop.
+//! time, in order, with the update agent (whose API blocks: it reads and
+//! writes the vault as it goes).
 
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use knower_agents::{Agents, Outcome, Resume};
+use knower_agents::{Agents, INBOX, Outcome, Resume};
 use knower_vault::Vault;
 
-use crate::queue::{Finished, Job, Queue};
+use crate::queue::{Details, Finished, Job, Queue, QueueError};
 
 pub fn spawn(queue: Arc<Queue>, agents: Arc<Agents>, vault: Arc<Vault>) -> JoinHandle<()> {
     std::thread::Builder::new()
         .name("knower-updates".into())
         .spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .expect("a single-threaded runtime can always be built");
             while let Some(next) = queue.next() {
                 let outcome = match next {
-                    Ok(job) => run(&queue, &agents, &vault, &runtime, job),
+                    Ok(job) => run(&queue, &agents, &vault, job),
                     Err((id, e)) => {
                         queue.fail(&id, &format!("its stored payload is unreadable: {e}"))
                     }
@@ -40,27 +33,13 @@ pub fn spawn(queue: Arc<Queue>, agents: Arc<Agents>, vault: Arc<Vault>) -> JoinH
         .expect("the worker thread starts")
 }
 
-fn run(
-    queue: &Queue,
-    agents: &Agents,
-    vault: &Vault,
-    runtime: &tokio::runtime::Runtime,
-    job: Job,
-) -> Result<(), crate::queue::QueueError> {
+fn run(queue: &Queue, agents: &Agents, vault: &Vault, job: Job) -> Result<(), QueueError> {
     if job.interrupted {
         // The previous process stopped while this update ran: the journal
         // tells whether it finished; if not, its changes are undone first.
         match knower_agents::resume(vault, &job.run_id) {
             Ok(Resume::Finished { summary, changed }) => {
-                return queue.finish(
-                    &job.id,
-                    Finished {
-                        outcome: "done".into(),
-                        summary,
-                        changed_files: changed,
-                        inbox_id: None,
-                    },
-                );
+                return queue.finish(&job.id, resumed(&job, summary, changed));
             }
             Ok(Resume::RolledBack { .. }) => {}
             Err(e) => {
@@ -75,29 +54,41 @@ fn run(
         }
     }
     queue.start(&job)?;
-    match runtime.block_on(agents.update(job.payload)) {
+    match agents.update(job.payload) {
         Ok(report) if report.outcome == Outcome::Failed => {
             let mut error = report
                 .error
                 .clone()
                 .unwrap_or_else(|| "the update failed".into());
             if let Some(inbox_id) = &report.inbox_id {
-                error.push_str(&format!(" (the update is kept in inbox/{inbox_id}/)"));
+                error.push_str(&format!(" (the update is kept in {INBOX}/{inbox_id}/)"));
             }
             queue.fail(&job.id, &error)
         }
-        Ok(report) => queue.finish(
-            &job.id,
-            Finished {
-                outcome: serde_json::to_value(report.outcome)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default(),
-                summary: report.summary,
-                changed_files: report.changed,
-                inbox_id: report.inbox_id,
-            },
-        ),
+        Ok(report) => queue.finish(&job.id, report.into()),
         Err(e) => queue.fail(&job.id, &e.to_string()),
+    }
+}
+
+/// An update the journal shows finished before the process stopped: its
+/// outcome is read from what it changed (an inbox item it made, or the
+/// inbox item it answered).
+fn resumed(job: &Job, summary: String, changed: Vec<String>) -> Finished {
+    let prefix = format!("{INBOX}/");
+    let inbox_id = changed
+        .iter()
+        .find_map(|path| path.strip_prefix(&prefix))
+        .map(|rest| rest.split('/').next().unwrap_or(rest).to_string());
+    let outcome = match (&job.payload.inbox_ref, &inbox_id) {
+        (Some(_), _) => Outcome::Resolved,
+        (None, Some(_)) => Outcome::Inbox,
+        (None, None) => Outcome::Filed,
+    };
+    Finished {
+        outcome,
+        summary,
+        changed_files: changed,
+        inbox_id: inbox_id.or_else(|| job.payload.inbox_ref.clone()),
+        details: Details::default(),
     }
 }

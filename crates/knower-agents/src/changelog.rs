@@ -1,0 +1,45 @@
+//! The one entry every update leaves in the global `changelog.md`, and
+//! the ids and dates it carries.
+
+use knower_vault::{Author, Position};
+
+use crate::agents::Agents;
+use crate::error::Result;
+use crate::recovery::CHANGELOG;
+use crate::report::UpdateReport;
+use crate::text::one_line;
+
+impl Agents {
+    /// The one global changelog entry of an update.
+    pub(crate) fn log_to_changelog(&self, report: &UpdateReport, author: &Author) -> Result<()> {
+        let entry = format!(
+            "- {}: {} [{}]\n",
+            today(),
+            one_line(&report.summary),
+            report.id
+        );
+        self.vault
+            .append(CHANGELOG, &entry, Position::Top, author)?;
+        Ok(())
+    }
+}
+
+pub(crate) fn today() -> String {
+    jiff::Zoned::now().strftime("%Y-%m-%d").to_string()
+}
+
+pub(crate) fn now() -> String {
+    jiff::Zoned::now().strftime("%Y-%m-%d %H:%M").to_string()
+}
+
+/// `update-20261122-140312-3fa9`: sortable, and unique enough for one person.
+pub(crate) fn new_update_id() -> String {
+    let now = jiff::Zoned::now();
+    let nanos = now.timestamp().subsec_nanosecond() as u32;
+    let mix = nanos ^ std::process::id().rotate_left(16);
+    format!(
+        "update-{}-{:04x}",
+        now.strftime("%Y%m%d-%H%M%S"),
+        mix & 0xffff
+    )
+}

@@ -1,0 +1,266 @@
+//! The update agent with a model: it files the update with the write
+//! tools and ends with a final answer (`filed` or `inbox`), which is
+//! checked against what its tools did.
+
+use base64::Engine as _;
+use knower_llm::chat::{Binary, ChatMessage, ContentPart};
+use knower_llm::{Llm, parse_json_reply};
+use knower_vault::Position;
+use serde::Deserialize;
+
+use crate::agents::Agents;
+use crate::changelog::{now, today};
+use crate::error::Result;
+use crate::inbox::{self, Choice, INBOX, InboxItem};
+use crate::llm::run::{self, Bounds, Stop};
+use crate::payload::{Attachment, Payload};
+use crate::recovery::author_of;
+use crate::report::{Outcome, UpdateReport};
+use crate::tools::{ReadTools, WriteTools};
+
+/// The update agent's final answer.
+#[derive(Deserialize)]
+struct Final {
+    outcome: String,
+    #[serde(default)]
+    summary: String,
+    #[serde(default)]
+    reasoning: String,
+    #[serde(default)]
+    options: Vec<String>,
+}
+
+impl Agents {
+    pub(crate) fn llm_update(
+        &self,
+        llm: &Llm,
+        id: &str,
+        payload: &Payload,
+        item: Option<InboxItem>,
+    ) -> Result<UpdateReport> {
+        let author = author_of("agent", id, "attachments of the update");
+        // Attachments are stored before the run, so that nothing that arrived
+        // depends on the model; the agent moves them where they belong.
+        let mut original = payload.clone();
+        if let Some(item) = &item {
+            original = item.payload(&self.vault)?;
+        }
+        let mut stored = Vec::new();
+        for attachment in &original.attachments {
+            let name = format!("{}-{}", today(), attachment.name);
+            let path = self.free_path("bucket/attachments", &name, &attachment.bytes);
+            self.vault.write_bytes(&path, &attachment.bytes, &author)?;
+            stored.push((path, attachment));
+        }
+        let mut message = format!("Update {id}, received {}.\n\n", now());
+        if let Some(item) = &item {
+            message.push_str(&format!(
+                "This is the user's answer to inbox item `{}`. The item's review.md:\n\n{}\n\n\
+                 The original update:\n\n{}\n\nThe user's answer:\n\n{}\n\n\
+                 File the original update as the answer says.",
+                item.id, item.review, original.text, payload.text
+            ));
+        } else {
+            message.push_str(&payload.text);
+        }
+        if !stored.is_empty() {
+            message.push_str("\n\nAttached files, already stored in the vault:\n");
+            for (path, _) in &stored {
+                message.push_str(&format!("- {path}\n"));
+            }
+        }
+        let mut parts = vec![ContentPart::from_text(message)];
+        for (_, attachment) in &stored {
+            if let Some(media) = attachment.image_type() {
+                let data = base64::engine::general_purpose::STANDARD.encode(&attachment.bytes);
+                parts.push(Binary::from_base64(media, data, Some(attachment.name.clone())).into());
+            }
+        }
+        let system = self.system_prompt("update");
+        let mut tools = WriteTools::new(
+            ReadTools::new(self.vault.clone(), self.index.clone()),
+            "agent",
+            id,
+        );
+        let bounds = Bounds {
+            max_steps: self.settings.max_steps,
+            max_tokens: self.settings.max_tokens,
+        };
+        let check = |text: &str, changed: &[String]| check_final(text, changed);
+        let run = run::run(
+            llm,
+            system,
+            ChatMessage::user(parts),
+            &mut tools,
+            bounds,
+            &check,
+        );
+
+        let mut report = self.report(id, Outcome::Filed);
+        report.engine = llm.label();
+        report.steps = run.steps;
+        report.usage = Some(run.usage);
+        report.stopped = run.stopped;
+        report.tool_calls = run.calls.clone();
+        report.changed = stored.iter().map(|(p, _)| p.clone()).collect();
+        for path in &run.changed {
+            if !report.changed.contains(path) {
+                report.changed.push(path.clone());
+            }
+        }
+        let tokens = format!(
+            "{}, {} model calls, {} tokens",
+            llm.label(),
+            run.steps,
+            run.usage.total()
+        );
+        let final_answer = run
+            .final_text
+            .as_deref()
+            .and_then(|t| parse_json_reply::<Final>(t).ok());
+        match final_answer {
+            Some(f) if f.outcome == "filed" => {
+                report.summary = format!("{} ({tokens})", f.summary.trim());
+                report.reasoning = Some(f.reasoning).filter(|r| !r.is_empty());
+                if let Some(item) = item {
+                    let author = author_of(
+                        "agent",
+                        id,
+                        &format!("inbox item {} answered and filed", item.id),
+                    );
+                    self.vault.delete(&item.folder, &author)?;
+                    report.changed.push(item.folder);
+                    report.outcome = Outcome::Resolved;
+                    report.inbox_id = Some(item.id);
+                }
+            }
+            Some(f) => {
+                let choices: Vec<Choice> = f
+                    .options
+                    .iter()
+                    .map(|o| Choice {
+                        destination: o.clone(),
+                        why: "considered by the agent".into(),
+                    })
+                    .collect();
+                self.to_inbox(
+                    &mut report,
+                    &original,
+                    &stored,
+                    &f.reasoning,
+                    &choices,
+                    item,
+                )?;
+                report.summary = format!("{} ({tokens})", report.summary);
+                report.reasoning = Some(f.reasoning);
+            }
+            None => {
+                let why = match (&run.stopped, &run.error) {
+                    (Some(Stop::Steps), _) => format!(
+                        "the agent stopped at its bound of {} model calls",
+                        bounds.max_steps
+                    ),
+                    (Some(Stop::Tokens), _) => format!(
+                        "the agent stopped at its bound of {} tokens",
+                        bounds.max_tokens
+                    ),
+                    (None, Some(e)) => format!("the agent failed: {e}"),
+                    (None, None) => "the agent gave no final answer".to_string(),
+                };
+                report.outcome = Outcome::Failed;
+                report.error = Some(why.clone());
+                if run.changed.is_empty() && item.is_none() {
+                    // Nothing was filed: the update waits in the inbox, not lost.
+                    let reasoning = format!("Knower could not file this update: {why}.");
+                    self.to_inbox(&mut report, &original, &stored, &reasoning, &[], None)?;
+                    report.outcome = Outcome::Failed;
+                } else {
+                    report.summary = format!(
+                        "update “{}” stopped: {why}; changed {} ({tokens})",
+                        payload.headline(40),
+                        if run.changed.is_empty() {
+                            "nothing".to_string()
+                        } else {
+                            run.changed.join(", ")
+                        }
+                    );
+                }
+            }
+        }
+        let author = author_of("agent", id, &report.summary);
+        self.log_to_changelog(&report, &author)?;
+        Ok(report)
+    }
+
+    /// Puts an update the agent could not file in the inbox (or, when it
+    /// answered an inbox item, adds the new reasoning to that item).
+    fn to_inbox(
+        &self,
+        report: &mut UpdateReport,
+        original: &Payload,
+        stored: &[(String, &Attachment)],
+        reasoning: &str,
+        choices: &[Choice],
+        item: Option<InboxItem>,
+    ) -> Result<()> {
+        let author = author_of("agent", &report.id, reasoning);
+        report.outcome = Outcome::Inbox;
+        let inbox_id = match item {
+            Some(item) => {
+                let note = format!(
+                    "## Still not filed ({})\n\nYour answer did not settle it: {}\n",
+                    today(),
+                    reasoning.trim()
+                );
+                self.vault.append(
+                    &format!("{}/review.md", item.folder),
+                    &note,
+                    Position::Bottom,
+                    &author,
+                )?;
+                item.id
+            }
+            None => {
+                let id = inbox::create(
+                    &self.vault,
+                    &author,
+                    original,
+                    reasoning,
+                    choices,
+                    &report.engine,
+                    &today(),
+                )?;
+                report.changed.push(format!("{INBOX}/{id}"));
+                id
+            }
+        };
+        // The attachments now live in the item.
+        for (path, _) in stored {
+            self.vault.delete(path, &author)?;
+            report.changed.retain(|p| p != path);
+        }
+        report.summary = format!(
+            "“{}” waits in {INBOX}/{inbox_id}/ for your answer",
+            original.headline(60)
+        );
+        report.inbox_id = Some(inbox_id);
+        Ok(())
+    }
+}
+
+fn check_final(text: &str, changed: &[String]) -> Result<(), String> {
+    let problem = match parse_json_reply::<Final>(text) {
+        Err(e) => e,
+        Ok(f) => match f.outcome.as_str() {
+            "filed" if changed.is_empty() => "the outcome is \"filed\" but no file was changed; file it with the tools, or answer \"inbox\"".into(),
+            "filed" if f.summary.trim().is_empty() => "\"summary\" is empty".into(),
+            "filed" => return Ok(()),
+            "inbox" if !changed.is_empty() => format!("the outcome is \"inbox\" but files were changed ({}); an update goes to the inbox untouched", changed.join(", ")),
+            "inbox" if f.reasoning.trim().is_empty() => "an \"inbox\" outcome needs your full \"reasoning\"".into(),
+            "inbox" if f.options.is_empty() => "an \"inbox\" outcome needs the \"options\" you considered".into(),
+            "inbox" => return Ok(()),
+            other => format!("\"outcome\" must be \"filed\" or \"inbox\", not {other:?}"),
+        },
+    };
+    Err(knower_llm::corrective_message(&problem))
+}

@@ -1,0 +1,111 @@
+//! The offline engine's update: route by the documented rules, file the
+//! text, or put it in the inbox with the scores as reasoning; and read the
+//! user's answer to an inbox item.
+
+use crate::agents::{Agents, OFFLINE};
+use crate::changelog::today;
+use crate::error::{Error, Result};
+use crate::inbox::{self, INBOX, InboxItem};
+use crate::offline::{self, Answered};
+use crate::payload::Payload;
+use crate::recovery::author_of;
+use crate::report::{Outcome, UpdateReport};
+
+impl Agents {
+    pub(crate) fn offline_update(&self, id: &str, payload: &Payload) -> Result<UpdateReport> {
+        let decision = offline::route(&self.vault, &self.index, &payload.text)?;
+        let mut report = self.report(id, Outcome::Filed);
+        report.confidence = Some(decision.confidence);
+        report.reasoning = Some(decision.reasoning.clone());
+        let author = author_of("agent:offline", id, &decision.reasoning);
+        match &decision.destination {
+            Some(destination) => {
+                report.changed = self.file(destination, decision.kind, payload, &author)?;
+                report.summary = format!(
+                    "filed “{}” in {} ({OFFLINE}, confidence {:.2})",
+                    payload.headline(60),
+                    report
+                        .changed
+                        .first()
+                        .map(String::as_str)
+                        .unwrap_or(destination),
+                    decision.confidence
+                );
+            }
+            None => {
+                let inbox_id = inbox::create(
+                    &self.vault,
+                    &author,
+                    payload,
+                    &decision.reasoning,
+                    &decision.choices,
+                    OFFLINE,
+                    &today(),
+                )?;
+                report.outcome = Outcome::Inbox;
+                report.summary = format!(
+                    "“{}” waits in {INBOX}/{inbox_id}/ for your answer ({OFFLINE})",
+                    payload.headline(60)
+                );
+                report.changed = vec![format!("{INBOX}/{inbox_id}")];
+                report.inbox_id = Some(inbox_id);
+            }
+        }
+        self.log_to_changelog(&report, &author)?;
+        Ok(report)
+    }
+
+    pub(crate) fn offline_answer(
+        &self,
+        id: &str,
+        payload: &Payload,
+        item: InboxItem,
+    ) -> Result<UpdateReport> {
+        let kind = offline::kind_of(&item.text);
+        let answered = offline::read_answer(&self.vault, &payload.text, &item.options, kind)?
+            .ok_or_else(|| {
+                Error::Invalid(format!(
+                    "the {OFFLINE} could not read “{}” as an answer to {}: reply with an option \
+                     number (1–{}), a project name, a path, `bucket`, `profile`, `tasks` or \
+                     `discard`; the item is unchanged",
+                    payload.headline(40),
+                    item.id,
+                    item.options.len() + 1
+                ))
+            })?;
+        let author = author_of(
+            "agent:offline",
+            id,
+            &format!(
+                "answer to inbox item {}: “{}”",
+                item.id,
+                payload.headline(60)
+            ),
+        );
+        let mut report = self.report(id, Outcome::Resolved);
+        match answered {
+            Answered::Discard => {
+                report.outcome = Outcome::Discarded;
+                report.summary = format!("dropped inbox item {} at your word", item.id);
+            }
+            Answered::File(destination) => {
+                let original = item.payload(&self.vault)?;
+                report.changed = self.file(&destination, kind, &original, &author)?;
+                report.summary = format!(
+                    "filed inbox item {} in {} as you answered",
+                    item.id,
+                    report
+                        .changed
+                        .first()
+                        .map(String::as_str)
+                        .unwrap_or(&destination)
+                );
+            }
+        }
+        self.vault.delete(&item.folder, &author)?;
+        report.changed.push(item.folder.clone());
+        report.inbox_id = Some(item.id);
+        self.log_to_changelog(&report, &author)?;
+        Ok(report)
+    }
+}

@@ -1,0 +1,94 @@
+//! What the agents return: an update's [`UpdateReport`] and a question's
+//! [`Answer`] with its [`Source`]s.
+
+use knower_llm::Usage;
+use serde::{Deserialize, Serialize};
+
+use crate::agents::Agents;
+use crate::llm::{CallRecord, Stop};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// Filed in the vault. (`done` is how queues of earlier versions
+    /// recorded an update found finished after a restart.)
+    #[serde(alias = "done")]
+    Filed,
+    /// Waiting in the inbox for the user.
+    Inbox,
+    /// An inbox item was answered and filed.
+    Resolved,
+    /// An inbox item was dropped at the user's word.
+    Discarded,
+    /// The run stopped (a bound, the model unreachable, invalid output).
+    /// What it wrote is kept and listed; an update that wrote nothing is
+    /// kept in the inbox.
+    Failed,
+}
+
+/// What an update did.
+#[derive(Clone, Debug, Serialize)]
+pub struct UpdateReport {
+    pub id: String,
+    pub engine: String,
+    pub outcome: Outcome,
+    pub summary: String,
+    /// Paths written, moved or deleted (the global changelog not included).
+    pub changed: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inbox_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
+    /// Model calls (0 for the offline engine).
+    pub steps: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<Stop>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<CallRecord>,
+}
+
+/// A cited passage.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Source {
+    pub path: String,
+    pub line_start: usize,
+    pub line_end: usize,
+}
+
+/// The search agent's answer.
+#[derive(Clone, Debug, Serialize)]
+pub struct Answer {
+    pub engine: String,
+    pub markdown: String,
+    pub sources: Vec<Source>,
+    /// False when the vault holds nothing that answers.
+    pub found: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+}
+
+impl Agents {
+    pub(crate) fn report(&self, id: &str, outcome: Outcome) -> UpdateReport {
+        UpdateReport {
+            id: id.to_string(),
+            engine: self.engine_label(),
+            outcome,
+            summary: String::new(),
+            changed: vec![],
+            inbox_id: None,
+            confidence: None,
+            reasoning: None,
+            steps: 0,
+            usage: None,
+            stopped: None,
+            error: None,
+            tool_calls: vec![],
+        }
+    }
+}

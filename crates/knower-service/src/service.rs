@@ -1,0 +1,318 @@
+//! [`Service`]: what every surface calls to send an update, answer the
+//! inbox, ask a question or search — the one place that decides how an
+//! update runs.
+
+use std::sync::{Arc, OnceLock};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use knower_agents::{Agents, Answer, INBOX, InboxItem, Payload, Prompt};
+use knower_index::{Index, Mode, Results, SearchOptions};
+use knower_vault::{INTERNAL_DIR, Vault};
+use serde_json::json;
+
+use crate::client::Client;
+use crate::error::{Error, Result};
+use crate::events::Events;
+use crate::queue::{Queue, State, Update};
+use crate::updates::UpdateLog;
+use crate::worker;
+
+/// How long a stopping server waits for the running update to finish
+/// before leaving it to the next start (which resumes it).
+const STOP_GRACE: Duration = Duration::from_secs(10);
+/// How often an update waited for in this process is looked at.
+const POLL: Duration = Duration::from_millis(50);
+
+/// Knower's features for one vault, as the surfaces (CLI, HTTP, MCP) call
+/// them. Cheap to share behind an `Arc`; its methods are async and do
+/// their blocking work off the caller's event loop.
+pub struct Service {
+    vault: Arc<Vault>,
+    index: Arc<Index>,
+    agents: Arc<Agents>,
+    events: Arc<Events>,
+    /// Present when this process owns the vault's update queue (`knower
+    /// serve`); otherwise updates go to a server running on the vault, or
+    /// run here at once.
+    queue: Option<Arc<Queue>>,
+    /// The background embedder, started by the first search with vectors
+    /// in a serving process.
+    embedder: OnceLock<()>,
+    started: Instant,
+}
+
+/// Whether [`Service::update`] returns as soon as the update is accepted
+/// (durably queued) or once it has run. An update that runs in this
+/// process (no server) has always run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wait {
+    Accepted,
+    Finished,
+}
+
+/// A question for the search agent.
+#[derive(Clone, Debug)]
+pub struct Question {
+    pub text: String,
+    pub mode: Mode,
+    /// `project:NAME` or a folder (or file) of the vault.
+    pub scope: Option<String>,
+}
+
+/// A service that runs the vault's queue, with its worker.
+pub struct Serving {
+    pub service: Arc<Service>,
+    worker: JoinHandle<()>,
+}
+
+impl Service {
+    /// The service of a process that does not own the vault's queue (the
+    /// CLI, `knower mcp`): an update joins the queue of a server running on
+    /// the vault, else the agent files it at once. The index should have
+    /// caught up with the vault.
+    pub fn local(vault: Arc<Vault>, index: Arc<Index>) -> Result<Service> {
+        let agents = Arc::new(Agents::open(vault.clone(), index.clone())?);
+        Ok(Service::with(vault, index, agents, None))
+    }
+
+    /// The service of `knower serve`: it owns the vault's durable queue and
+    /// runs its updates one at a time on a worker thread, and announces
+    /// changes of files, of the inbox and of updates on [`Service::events`].
+    pub fn serve(vault: Arc<Vault>, index: Arc<Index>) -> Result<Serving> {
+        let queue = Queue::open(&vault.root().join(INTERNAL_DIR))?;
+        let agents = Arc::new(Agents::open(vault.clone(), index.clone())?);
+        let service = Arc::new(Service::with(
+            vault.clone(),
+            index,
+            agents.clone(),
+            Some(queue.clone()),
+        ));
+        let events = service.events.clone();
+        queue.observe(Box::new(move |update| {
+            events.emit(
+                "update_status",
+                json!({
+                    "id": update.id, "state": update.state, "summary": update.summary,
+                    "error": update.error, "changed_files": update.changed_files,
+                    "outcome": update.outcome, "inbox_id": update.inbox_id,
+                    "inbox_ref": update.inbox_ref, "attempt": update.attempt,
+                }),
+            );
+        }));
+        follow_vault(&vault, &service.events);
+        let worker = worker::spawn(queue, agents, vault);
+        Ok(Serving { service, worker })
+    }
+
+    /// A service over agents made elsewhere (tests, benchmarks).
+    pub fn with(
+        vault: Arc<Vault>,
+        index: Arc<Index>,
+        agents: Arc<Agents>,
+        queue: Option<Arc<Queue>>,
+    ) -> Service {
+        Service {
+            vault,
+            index,
+            agents,
+            events: Events::new(),
+            queue,
+            embedder: OnceLock::new(),
+            started: Instant::now(),
+        }
+    }
+
+    pub fn vault(&self) -> &Arc<Vault> {
+        &self.vault
+    }
+
+    /// The index, for its own commands (status, reindex); searches go
+    /// through [`Service::search`].
+    pub fn index(&self) -> &Arc<Index> {
+        &self.index
+    }
+
+    pub fn events(&self) -> &Arc<Events> {
+        &self.events
+    }
+
+    /// `offline engine`, or the model as `provider:model`.
+    pub fn engine_label(&self) -> String {
+        self.agents.engine_label()
+    }
+
+    pub fn prompts(&self) -> Vec<Prompt> {
+        self.agents.prompts()
+    }
+
+    /// How long this service has run.
+    pub fn uptime(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    /// Updates waiting and running in this process's queue (none without one).
+    pub fn queue_depth(&self) -> (usize, usize) {
+        self.queue.as_ref().map_or((0, 0), |queue| queue.depth())
+    }
+
+    /// Sends an update: into this process's queue, else into the queue of
+    /// the server running on the vault, else to the agent at once. The same
+    /// [`Update`] comes back whichever way it went.
+    pub async fn update(&self, payload: Payload, wait: Wait) -> Result<Update> {
+        payload.check()?;
+        if let Some(queue) = &self.queue {
+            if let Some(reference) = &payload.inbox_ref {
+                // Refused now rather than failing later in the queue.
+                self.inbox_item(reference)?;
+            }
+            let id = queue
+                .accept(payload.text, payload.inbox_ref, payload.attachments)
+                .await?;
+            loop {
+                let update = queue.get(&id).ok_or(Error::NotFound(id.clone()))?;
+                if wait == Wait::Accepted || matches!(update.state, State::Done | State::Failed) {
+                    return Ok(update);
+                }
+                tokio::time::sleep(POLL).await;
+            }
+        }
+        if let Some(client) = Client::find(self.vault.root()) {
+            let id = client.submit(payload).await?;
+            return match wait {
+                Wait::Accepted => client.update(&id).await,
+                Wait::Finished => client.wait(&id).await,
+            };
+        }
+        let headline = payload.headline(80);
+        let inbox_ref = payload.inbox_ref.clone();
+        let agents = self.agents.clone();
+        let report = blocking(move || agents.update(payload).map_err(Error::from)).await?;
+        Ok(Update::ran(report, headline, inbox_ref))
+    }
+
+    /// Answers inbox item `id` with `answer` (an option number, a project,
+    /// a path, `discard`…): an update that refers to the item.
+    pub async fn reply(&self, id: &str, answer: String, wait: Wait) -> Result<Update> {
+        let payload = Payload {
+            inbox_ref: Some(id.to_string()),
+            ..Payload::text(answer)
+        };
+        self.update(payload, wait).await
+    }
+
+    /// The search agent's answer.
+    pub async fn ask(&self, question: Question) -> Result<Answer> {
+        self.follow_vectors(question.mode);
+        let agents = self.agents.clone();
+        blocking(move || {
+            agents
+                .ask_within(&question.text, question.mode, question.scope.as_deref())
+                .map_err(Error::from)
+        })
+        .await
+    }
+
+    /// Ranked passages, no answer.
+    pub async fn search(&self, query: String, options: SearchOptions) -> Result<Results> {
+        self.follow_vectors(options.mode);
+        let index = self.index.clone();
+        blocking(move || index.search(&query, &options).map_err(Error::from)).await
+    }
+
+    /// The items waiting in the inbox, oldest first.
+    pub fn inbox(&self) -> Result<Vec<InboxItem>> {
+        Ok(self.agents.inbox()?)
+    }
+
+    pub fn inbox_item(&self, id: &str) -> Result<InboxItem> {
+        self.agents.inbox_item(id).map_err(|e| match e {
+            knower_agents::Error::Invalid(detail) => Error::NotFound(detail),
+            other => other.into(),
+        })
+    }
+
+    /// The updates sent to the vault and what became of them.
+    pub fn updates(&self) -> UpdateLog {
+        match &self.queue {
+            Some(queue) => UpdateLog::here(self.vault.root(), queue.clone()),
+            None => UpdateLog::of(self.vault.root()),
+        }
+    }
+
+    /// In a serving process, vectors follow changes in the background from
+    /// the first search that uses them.
+    fn follow_vectors(&self, mode: Mode) {
+        if mode != Mode::Fast && self.queue.is_some() && self.index.load_model().is_ok() {
+            self.embedder.get_or_init(|| {
+                // Detached: it ends when the index is dropped.
+                let _ = self.index.spawn_embedder();
+            });
+        }
+    }
+}
+
+impl Serving {
+    /// Stops taking updates, lets the running one finish (for a while; an
+    /// unfinished one resumes at the next start), and closes the queue.
+    pub async fn shutdown(self) {
+        let Some(queue) = self.service.queue.clone() else {
+            return;
+        };
+        queue.stop();
+        let worker = self.worker;
+        let _ = tokio::task::spawn_blocking(move || {
+            let deadline = Instant::now() + STOP_GRACE;
+            while !worker.is_finished() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            if worker.is_finished() {
+                let _ = worker.join();
+            }
+            queue.close();
+        })
+        .await;
+    }
+}
+
+/// Runs blocking work (the agents, the index, the vault) off the event loop.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T> + Send + 'static,
+) -> Result<T> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| Error::Internal(format!("the operation stopped: {e}")))?
+}
+
+/// Turns the vault's changes (this process's, the watcher's, other
+/// processes') into `file_changed` and `inbox_updated` events. The vault
+/// calls listeners on the writer's thread; a thread of its own does the
+/// rest.
+fn follow_vault(vault: &Arc<Vault>, events: &Arc<Events>) {
+    let (sender, receiver) = std::sync::mpsc::channel::<Vec<knower_vault::Changed>>();
+    vault.subscribe(move |changed| {
+        let _ = sender.send(changed.to_vec());
+    });
+    let weak = Arc::downgrade(vault);
+    let events = events.clone();
+    std::thread::Builder::new()
+        .name("knower-events".into())
+        .spawn(move || {
+            while let Ok(batch) = receiver.recv() {
+                let mut inbox = false;
+                for change in &batch {
+                    inbox |= change.path.as_str() == INBOX
+                        || change.path.as_str().starts_with(&format!("{INBOX}/"));
+                    events.emit(
+                        "file_changed",
+                        json!({"path": change.path.as_str(), "removed": change.removed}),
+                    );
+                }
+                if inbox && let Some(vault) = weak.upgrade() {
+                    let count = knower_agents::inbox_list(&vault).map_or(0, |items| items.len());
+                    events.emit("inbox_updated", json!({"count": count}));
+                }
+            }
+        })
+        .expect("the events thread starts");
+}

@@ -1,0 +1,120 @@
+//! How commands report: one-line failures with a hint, JSON, progress bars,
+//! and reading standard input. Every command module uses these; they use
+//! no command.
+
+use std::io::{self, Read};
+
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
+
+/// A failed command: one line of explanation and possibly what to do.
+#[derive(Debug)]
+pub struct Failure {
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+pub type Outcome = Result<(), Failure>;
+
+pub fn failure(message: impl Into<String>, hint: Option<&str>) -> Failure {
+    Failure {
+        message: message.into(),
+        hint: hint.map(str::to_string),
+    }
+}
+
+impl From<knower_vault::Error> for Failure {
+    fn from(e: knower_vault::Error) -> Failure {
+        failure(e.to_string(), e.hint())
+    }
+}
+
+impl From<knower_index::Error> for Failure {
+    fn from(e: knower_index::Error) -> Failure {
+        failure(e.to_string(), e.hint())
+    }
+}
+
+impl From<knower_agents::Error> for Failure {
+    fn from(e: knower_agents::Error) -> Failure {
+        knower_service::Error::from(e).into()
+    }
+}
+
+impl From<knower_service::Error> for Failure {
+    fn from(e: knower_service::Error) -> Failure {
+        Failure {
+            hint: e.hint(),
+            message: e.to_string(),
+        }
+    }
+}
+
+/// One line on stderr: what went wrong and, when there is something to do
+/// about it, what (`{"error", "hint"}` with `--json`).
+pub fn report(error: &Failure, json: bool) {
+    if json {
+        let value = serde_json::json!({"error": error.message, "hint": error.hint});
+        eprintln!("{value}");
+        return;
+    }
+    match &error.hint {
+        Some(hint) => eprintln!("error: {} ({hint})", error.message),
+        None => eprintln!("error: {}", error.message),
+    }
+}
+
+/// A warning on stderr, the hint in parentheses.
+pub fn warn(what: &str, e: &Failure) {
+    match &e.hint {
+        Some(hint) => eprintln!("warning: {what}: {} ({hint})", e.message),
+        None => eprintln!("warning: {what}: {}", e.message),
+    }
+}
+
+pub fn print_json(value: &impl Serialize) -> Outcome {
+    let text = serde_json::to_string_pretty(value).map_err(|e| failure(e.to_string(), None))?;
+    println!("{text}");
+    Ok(())
+}
+
+pub fn stdin_text() -> Result<String, Failure> {
+    let mut bytes = Vec::new();
+    io::stdin()
+        .read_to_end(&mut bytes)
+        .map_err(|e| failure(format!("reading standard input: {e}"), None))?;
+    String::from_utf8(bytes).map_err(|e| {
+        failure(
+            format!(
+                "standard input is not valid UTF-8 text (first invalid byte at offset {})",
+                e.utf8_error().valid_up_to()
+            ),
+            Some("Knower writes text files only"),
+        )
+    })
+}
+
+/// A progress callback for long passes over the vault: a bar on stderr,
+/// drawn only on a terminal, without `--json`, and for enough files that the
+/// wait is noticeable.
+pub fn progress_bar(message: &'static str, json: bool) -> impl FnMut(usize, usize) {
+    const WORTH_A_BAR: usize = 200;
+    let mut bar: Option<ProgressBar> = None;
+    move |done, total| {
+        if json || total < WORTH_A_BAR {
+            return;
+        }
+        let bar = bar.get_or_insert_with(|| {
+            let style = ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} ({eta} left)")
+                .expect("a valid template")
+                .progress_chars("=> ");
+            ProgressBar::new(total as u64)
+                .with_style(style)
+                .with_message(message)
+        });
+        bar.set_position(done as u64);
+        if done == total {
+            bar.finish_and_clear();
+        }
+    }
+}
