@@ -3,33 +3,20 @@
 //! (a scripted server on 127.0.0.1).
 
 use std::path::Path;
-use std::process::Output;
 
 use knower_llm::Protocol;
 use knower_llm::scripted::{ScriptedServer, Step, openai};
 use serde_json::{Value, json};
 
 mod support;
-use support::{knower_command, two_projects as fixture};
-
-fn knower(vault: &Path, args: &[&str]) -> Output {
-    knower_command(vault).args(args).output().unwrap()
-}
+use support::{knower_command, knower_json, knower_output as knower, two_projects as fixture};
 
 fn ok(vault: &Path, args: &[&str]) -> String {
-    let out = knower(vault, args);
-    assert!(
-        out.status.success(),
-        "knower {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    support::knower(vault, args, "")
 }
 
 fn json(vault: &Path, args: &[&str]) -> Value {
-    let mut all = vec!["--json"];
-    all.extend_from_slice(args);
-    serde_json::from_str(&ok(vault, &all)).unwrap()
+    knower_json(vault, args, "")
 }
 
 #[test]

@@ -10,34 +10,10 @@ use serde_json::Value;
 use tempfile::TempDir;
 
 mod support;
-use support::{knower_command as knower, run};
+use support::{knower_command as knower, knower_fails as fails, knower_json as json, run};
 
-/// Runs a command that must succeed and returns its stdout.
 fn ok(vault: &Path, args: &[&str], stdin: &str) -> String {
-    let mut cmd = knower(vault);
-    cmd.args(args);
-    let out = run(cmd, stdin);
-    assert!(
-        out.status.success(),
-        "knower {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-/// Runs a command that must fail with exit code 1 and returns its stderr.
-fn fails(vault: &Path, args: &[&str]) -> String {
-    let mut cmd = knower(vault);
-    cmd.args(args);
-    let out = run(cmd, "");
-    assert_eq!(out.status.code(), Some(1), "knower {args:?} should fail");
-    String::from_utf8(out.stderr).unwrap()
-}
-
-fn json(vault: &Path, args: &[&str], stdin: &str) -> Value {
-    let mut all = vec!["--json"];
-    all.extend_from_slice(args);
-    serde_json::from_str(&ok(vault, &all, stdin)).unwrap()
+    support::knower(vault, args, stdin)
 }
 
 fn new_vault() -> (TempDir, std::path::PathBuf) {

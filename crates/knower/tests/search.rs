@@ -3,7 +3,9 @@
 //! (a scripted one on 127.0.0.1 that speaks the hub's protocol).
 
 #[path = "../../knower-index/tests/support/mod.rs"]
+mod model;
 mod support;
+use support::{run as run_with, succeed};
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
@@ -28,36 +30,26 @@ fn knower(vault: &Path, home: &Path) -> Command {
     cmd
 }
 
-fn run(cmd: &mut Command, args: &[&str]) -> Output {
-    cmd.args(args).output().unwrap()
+fn with_env(mut cmd: Command, key: &str, value: impl AsRef<std::ffi::OsStr>) -> Command {
+    cmd.env(key, value);
+    cmd
 }
 
-fn ok(cmd: &mut Command, args: &[&str]) -> String {
-    let out = run(cmd, args);
-    assert!(
-        out.status.success(),
-        "knower {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+fn run(mut cmd: Command, args: &[&str]) -> Output {
+    cmd.args(args);
+    run_with(cmd, "")
+}
+
+fn ok(mut cmd: Command, args: &[&str]) -> String {
+    cmd.args(args);
+    succeed(cmd, "")
 }
 
 /// `knower write PATH` with `text` on standard input.
 fn try_write(vault: &Path, home: &Path, path: &str, text: &str) -> Output {
-    let mut child = knower(vault, home)
-        .args(["write", path])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
+    let mut command = knower(vault, home);
+    command.args(["write", path]);
+    run_with(command, text)
 }
 
 fn write(vault: &Path, home: &Path, path: &str, text: &str) {
@@ -68,7 +60,7 @@ fn setup() -> (TempDir, PathBuf, PathBuf) {
     let dir = TempDir::new().unwrap();
     let vault = dir.path().join("vault");
     let home = dir.path().to_path_buf();
-    ok(&mut knower(&vault, &home), &["init"]);
+    ok(knower(&vault, &home), &["init"]);
     write(
         &vault,
         &home,
@@ -95,10 +87,7 @@ fn hits(out: &str) -> Vec<Value> {
 #[test]
 fn search_finds_what_other_processes_wrote() {
     let (_d, vault, home) = setup();
-    let out = ok(
-        &mut knower(&vault, &home),
-        &["--json", "search", "parse_config"],
-    );
+    let out = ok(knower(&vault, &home), &["--json", "search", "parse_config"]);
     let found = hits(&out);
     assert_eq!(found.len(), 1);
     let hit = found[0].as_object().unwrap();
@@ -123,7 +112,7 @@ fn search_finds_what_other_processes_wrote() {
     assert_eq!(text.lines().nth(line - 1), Some("## Risks"));
 
     // Human output: ranked path:line, heading, marked snippet.
-    let human = ok(&mut knower(&vault, &home), &["search", "kitten", "sofa"]);
+    let human = ok(knower(&vault, &home), &["search", "kitten", "sofa"]);
     assert!(human.starts_with(" 1. bucket/pets.md:"), "{human}");
     assert!(
         human.contains("«kitten»") && human.contains("«sofa»"),
@@ -132,18 +121,18 @@ fn search_finds_what_other_processes_wrote() {
 
     // An edit made in an editor while no Knower runs.
     std::fs::write(vault.join("bucket/pets.md"), "# Pets\n\nA parrot now.\n").unwrap();
-    let out = ok(&mut knower(&vault, &home), &["--json", "search", "parrot"]);
+    let out = ok(knower(&vault, &home), &["--json", "search", "parrot"]);
     assert_eq!(hits(&out)[0]["path"], "bucket/pets.md");
-    let out = ok(&mut knower(&vault, &home), &["--json", "search", "kitten"]);
+    let out = ok(knower(&vault, &home), &["--json", "search", "kitten"]);
     assert!(hits(&out).is_empty());
     // Scope.
     let out = ok(
-        &mut knower(&vault, &home),
+        knower(&vault, &home),
         &["--json", "search", "parse_config", "--scope", "bucket"],
     );
     assert!(hits(&out).is_empty());
     let out = ok(
-        &mut knower(&vault, &home),
+        knower(&vault, &home),
         &[
             "--json",
             "search",
@@ -154,10 +143,7 @@ fn search_finds_what_other_processes_wrote() {
     );
     assert_eq!(hits(&out).len(), 1);
     // A scope outside the vault is refused, with a hint.
-    let out = run(
-        &mut knower(&vault, &home),
-        &["search", "x", "--scope", "../etc"],
-    );
+    let out = run(knower(&vault, &home), &["search", "x", "--scope", "../etc"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("scope is project:NAME"));
 }
@@ -166,7 +152,7 @@ fn search_finds_what_other_processes_wrote() {
 fn a_damaged_index_is_rebuilt_and_status_reports_pending_work() {
     let (_d, vault, home) = setup();
     let status: Value =
-        serde_json::from_str(&ok(&mut knower(&vault, &home), &["--json", "status"])).unwrap();
+        serde_json::from_str(&ok(knower(&vault, &home), &["--json", "status"])).unwrap();
     // The two notes and the starter tasks.md and changelog.md.
     assert_eq!(status["index"]["files"], 4);
     assert!(
@@ -180,7 +166,7 @@ fn a_damaged_index_is_rebuilt_and_status_reports_pending_work() {
 
     std::fs::write(vault.join("bucket/new.md"), "# New\n\nunindexed words\n").unwrap();
     let status: Value =
-        serde_json::from_str(&ok(&mut knower(&vault, &home), &["--json", "status"])).unwrap();
+        serde_json::from_str(&ok(knower(&vault, &home), &["--json", "status"])).unwrap();
     // status reports; it does not process.
     assert_eq!(status["pending"].as_array().unwrap().len(), 1);
 
@@ -190,12 +176,12 @@ fn a_damaged_index_is_rebuilt_and_status_reports_pending_work() {
             std::fs::write(entry.path(), b"garbage").unwrap();
         }
     }
-    let out = run(&mut knower(&vault, &home), &["search", "unindexed"]);
+    let out = run(knower(&vault, &home), &["search", "unindexed"]);
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("rebuilt it from the notes"));
     assert!(String::from_utf8_lossy(&out.stdout).contains("bucket/new.md"));
 
-    let out = ok(&mut knower(&vault, &home), &["reindex"]);
+    let out = ok(knower(&vault, &home), &["reindex"]);
     assert!(out.contains("indexed 5 notes"), "{out}");
 }
 
@@ -203,7 +189,7 @@ fn a_damaged_index_is_rebuilt_and_status_reports_pending_work() {
 fn without_a_model_deep_falls_back_and_vector_fails() {
     let (_d, vault, home) = setup();
     let out = run(
-        &mut knower(&vault, &home),
+        knower(&vault, &home),
         &["search", "--mode", "deep", "kitten"],
     );
     assert!(out.status.success());
@@ -215,7 +201,7 @@ fn without_a_model_deep_falls_back_and_vector_fails() {
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("bucket/pets.md"));
     let out = run(
-        &mut knower(&vault, &home),
+        knower(&vault, &home),
         &["search", "--mode", "vector", "kitten"],
     );
     assert_eq!(out.status.code(), Some(1));
@@ -224,9 +210,9 @@ fn without_a_model_deep_falls_back_and_vector_fails() {
 #[test]
 fn deep_search_with_a_configured_model_explains_its_ranking() {
     let (_d, vault, home) = setup();
-    let model = support::model_dir();
+    let model = model::model_dir();
     let out = ok(
-        knower(&vault, &home).env("KNOWER_MODEL", &model),
+        with_env(knower(&vault, &home), "KNOWER_MODEL", &model),
         &[
             "--json",
             "search",
@@ -242,7 +228,7 @@ fn deep_search_with_a_configured_model_explains_its_ranking() {
     assert_eq!(explain["vector_rank"], 1);
     assert!(explain["fused"].as_f64().unwrap() > 0.0);
     let human = ok(
-        knower(&vault, &home).env("KNOWER_MODEL", &model),
+        with_env(knower(&vault, &home), "KNOWER_MODEL", &model),
         &[
             "search",
             "--mode",
@@ -253,7 +239,7 @@ fn deep_search_with_a_configured_model_explains_its_ranking() {
     );
     assert!(human.contains("vector #1"), "{human}");
     let status: Value = serde_json::from_str(&ok(
-        knower(&vault, &home).env("KNOWER_MODEL", &model),
+        with_env(knower(&vault, &home), "KNOWER_MODEL", &model),
         &["--json", "status"],
     ))
     .unwrap();
@@ -319,7 +305,7 @@ fn scripted_hub(model: PathBuf) -> (String, std::sync::mpsc::Receiver<String>) {
 #[test]
 fn the_model_is_downloaded_from_the_hub_on_first_use() {
     let (_d, vault, home) = setup();
-    let (hub, served) = scripted_hub(support::model_dir());
+    let (hub, served) = scripted_hub(model::model_dir());
     let out = knower(&vault, &home)
         .env("HF_ENDPOINT", &hub)
         .args([
@@ -352,7 +338,7 @@ fn the_model_is_downloaded_from_the_hub_on_first_use() {
     }
     // Afterwards it comes from the cache: the hub is not asked again.
     let out = ok(
-        knower(&vault, &home).env("HF_ENDPOINT", &hub),
+        with_env(knower(&vault, &home), "HF_ENDPOINT", &hub),
         &["--json", "search", "--mode", "deep", "kitten"],
     );
     assert_eq!(hits(&out)[0]["path"], "bucket/pets.md");
@@ -365,7 +351,7 @@ fn the_model_is_downloaded_from_the_hub_on_first_use() {
         if entry.ends_with("model.safetensors") {
             assert_eq!(
                 b.len() as u64,
-                std::fs::metadata(support::model_dir().join("model.safetensors"))
+                std::fs::metadata(model::model_dir().join("model.safetensors"))
                     .unwrap()
                     .len()
             );
@@ -397,12 +383,12 @@ fn a_broken_knower_toml_blocks_search_but_never_a_change() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("search index not updated"));
     assert!(vault.join("bucket/more.md").exists());
 
-    let out = run(&mut knower(&vault, &home), &["search", "saffron"]);
+    let out = run(knower(&vault, &home), &["search", "saffron"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("knower.toml"));
 
     // Fixed: the index catches up with what it missed.
     std::fs::write(vault.join("knower.toml"), "[search]\n").unwrap();
-    let out = ok(&mut knower(&vault, &home), &["--json", "search", "saffron"]);
+    let out = ok(knower(&vault, &home), &["--json", "search", "saffron"]);
     assert_eq!(hits(&out)[0]["path"], "bucket/more.md");
 }

@@ -2,27 +2,15 @@
 //! the server, `stop`; and `kill -9` in the middle of a queue.
 
 use std::path::Path;
-use std::process::Output;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
 mod support;
-use support::{knower_command, serve};
-
-fn knower(vault: &Path, args: &[&str]) -> Output {
-    knower_command(vault).args(args).output().unwrap()
-}
+use support::{knower_output as knower, serve};
 
 fn ok(vault: &Path, args: &[&str]) -> String {
-    let out = knower(vault, args);
-    assert!(
-        out.status.success(),
-        "knower {args:?} failed: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    support::knower(vault, args, "")
 }
 
 fn runtime() -> tokio::runtime::Runtime {

@@ -38,17 +38,46 @@ pub fn run(mut command: Command, stdin: &str) -> Output {
     child.wait_with_output().unwrap()
 }
 
+/// Runs `command` with `stdin`; its standard output, which must be a
+/// success (else the test fails with what it printed).
+pub fn succeed(command: Command, stdin: &str) -> String {
+    let described = format!("{command:?}");
+    let out = run(command, stdin);
+    assert!(
+        out.status.success(),
+        "{described} failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 /// Runs `knower` with `stdin`; its output, which must be a success.
 pub fn knower(vault: &Path, args: &[&str], stdin: &str) -> String {
     let mut command = knower_command(vault);
     command.args(args);
-    let out = run(command, stdin);
-    assert!(
-        out.status.success(),
-        "knower {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    succeed(command, stdin)
+}
+
+/// `knower --json ARGS`, parsed.
+pub fn knower_json(vault: &Path, args: &[&str], stdin: &str) -> Value {
+    let mut all = vec!["--json"];
+    all.extend_from_slice(args);
+    serde_json::from_str(&knower(vault, &all, stdin)).unwrap()
+}
+
+/// `knower ARGS` whatever its outcome.
+pub fn knower_output(vault: &Path, args: &[&str]) -> Output {
+    let mut command = knower_command(vault);
+    command.args(args);
+    run(command, "")
+}
+
+/// `knower ARGS`, which must fail with exit code 1; its standard error.
+pub fn knower_fails(vault: &Path, args: &[&str]) -> String {
+    let out = knower_output(vault, args);
+    assert_eq!(out.status.code(), Some(1), "knower {args:?} should fail");
+    String::from_utf8(out.stderr).unwrap()
 }
 
 /// A vault with two projects the offline engine can tell apart.

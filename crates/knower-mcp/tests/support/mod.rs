@@ -1,0 +1,105 @@
+//! A vault with Knower's MCP service on it, and rmcp's client connected
+//! over an in-memory pipe.
+#![allow(dead_code)]
+
+use std::sync::Arc;
+
+use knower_agents::{Agents, Engine, Settings};
+use knower_index::Index;
+use knower_mcp::Knower;
+use knower_service::Service;
+use knower_vault::{Author, Vault, WatchEvent, Watcher};
+use rmcp::model::ResourceUpdatedNotificationParam;
+use rmcp::service::{NotificationContext, RunningService};
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use tokio::sync::{Mutex, Notify};
+
+pub type Client = RunningService<RoleClient, Watching>;
+
+/// A client that remembers which resources the server said were updated.
+#[derive(Clone, Default)]
+pub struct Watching {
+    pub updated: Arc<Mutex<Vec<String>>>,
+    pub heard: Arc<Notify>,
+}
+
+impl ClientHandler for Watching {
+    async fn on_resource_updated(
+        &self,
+        params: ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.updated.lock().await.push(params.uri);
+        self.heard.notify_waiters();
+    }
+}
+
+/// A new vault, its service (offline engine, whatever the environment
+/// says), and a watcher, as `knower mcp` has.
+pub struct Fixture {
+    pub dir: tempfile::TempDir,
+    pub vault: Arc<Vault>,
+    pub knower: Knower,
+    _watcher: Watcher,
+}
+
+impl Fixture {
+    pub fn new() -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let (vault, _) = Vault::init(dir.path(), &Author::new("test", "init")).unwrap();
+        let vault = Arc::new(vault);
+        let index = Index::open(vault.clone()).unwrap();
+        index.catch_up(&mut |_, _| {}).unwrap();
+        let watcher = vault
+            .watch(|event| {
+                if let WatchEvent::Failed(e) = event {
+                    panic!("watching the vault: {e}");
+                }
+            })
+            .unwrap();
+        let agents = Agents::new(
+            vault.clone(),
+            index.clone(),
+            Engine::Offline,
+            Settings::default(),
+        );
+        let service = Service::with(vault.clone(), index, Arc::new(agents), None);
+        Fixture {
+            dir,
+            knower: Knower::new(Arc::new(service)),
+            vault,
+            _watcher: watcher,
+        }
+    }
+
+    /// One end of a pipe whose other end a new session of the service serves.
+    pub fn transport(&self) -> tokio::io::DuplexStream {
+        let (client, server) = tokio::io::duplex(1 << 20);
+        let session = self.knower.session();
+        tokio::spawn(async move {
+            if let Ok(running) = session.serve(server).await {
+                let _ = running.waiting().await;
+            }
+        });
+        client
+    }
+
+    /// A change made by another writer on the vault (as another process
+    /// would: its own `Vault`), which this one hears of through its watcher.
+    pub fn elsewhere(&self, path: &str, text: &str) {
+        let other = Vault::open(self.dir.path()).unwrap();
+        other
+            .write(path, text, &Author::new("test", "another writer"))
+            .unwrap();
+    }
+}
+
+/// A fixture and a client connected to it.
+pub async fn session() -> (Fixture, Client) {
+    let fx = Fixture::new();
+    let client = Watching::default()
+        .serve(fx.transport())
+        .await
+        .expect("the MCP session starts");
+    (fx, client)
+}
