@@ -99,7 +99,10 @@ fn crates_depend_only_on_the_layers_below() {
             }
         }
     }
-    assert!(wrong.is_empty(), "dependencies against the layers: {wrong:?}");
+    assert!(
+        wrong.is_empty(),
+        "dependencies against the layers: {wrong:?}"
+    );
 }
 
 #[test]
@@ -122,5 +125,8 @@ fn surfaces_reach_the_agents_the_queue_and_searches_through_the_service() {
             }
         }
     }
-    assert!(found.is_empty(), "surface code that bypasses the service: {found:#?}");
+    assert!(
+        found.is_empty(),
+        "surface code that bypasses the service: {found:#?}"
+    );
 }

@@ -9,30 +9,13 @@ use knower_index::Index;
 use knower_mcp::Knower;
 use knower_service::Service;
 use knower_vault::{Author, Vault, WatchEvent, Watcher};
-use rmcp::model::ResourceUpdatedNotificationParam;
-use rmcp::service::{NotificationContext, RunningService};
-use rmcp::{ClientHandler, RoleClient, ServiceExt};
-use tokio::sync::{Mutex, Notify};
+use rmcp::service::RunningService;
+use rmcp::{RoleClient, ServiceExt};
+
+mod watching;
+pub use watching::Watching;
 
 pub type Client = RunningService<RoleClient, Watching>;
-
-/// A client that remembers which resources the server said were updated.
-#[derive(Clone, Default)]
-pub struct Watching {
-    pub updated: Arc<Mutex<Vec<String>>>,
-    pub heard: Arc<Notify>,
-}
-
-impl ClientHandler for Watching {
-    async fn on_resource_updated(
-        &self,
-        params: ResourceUpdatedNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        self.updated.lock().await.push(params.uri);
-        self.heard.notify_waiters();
-    }
-}
 
 /// A new vault, its service (offline engine, whatever the environment
 /// says), and a watcher, as `knower mcp` has.
