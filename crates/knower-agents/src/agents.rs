@@ -63,6 +63,14 @@ impl Agents {
         }
     }
 
+    /// The model, when one is configured (other features use it too).
+    pub fn llm(&self) -> Option<Arc<Llm>> {
+        match &self.engine {
+            Engine::Offline => None,
+            Engine::Llm(llm) => Some(llm.clone()),
+        }
+    }
+
     /// `offline engine`, or the model as `provider:model`.
     pub fn engine_label(&self) -> String {
         match &self.engine {

@@ -1,7 +1,8 @@
 //! The start-up context both agents load before anything else (seed 003):
-//! overview.md, tree.md, profile.md, and the harvest's digest when there is
-//! one. Built the same way every time so that providers can cache it as a
-//! stable prefix.
+//! overview.md, profile.md, the harvest's digest when there is one, and
+//! tree.md. Built the same way every time, the parts that change least
+//! first, so that providers can cache the prompt up to the tree as a
+//! stable prefix (seed 002: the digest sits in the stable position).
 
 use knower_vault::{Vault, frontmatter, render_tree};
 
@@ -10,6 +11,8 @@ use knower_vault::{Vault, frontmatter, render_tree};
 const TREE_BUDGET: usize = 12_000;
 /// Any one context file is cut at this many characters.
 const FILE_BUDGET: usize = 16_000;
+/// The harvest's digest: present means on ("delete to turn off").
+pub const DIGEST: &str = "knowledge/digest.md";
 
 pub fn startup(vault: &Vault) -> String {
     let mut out = String::new();
@@ -22,19 +25,22 @@ pub fn startup(vault: &Vault) -> String {
     ] {
         out.push_str(&section(path, what, &body(vault, path)));
     }
+    // The digest belongs to the stable part (it changes only with a
+    // harvest); delete the file and no knowledge block is sent.
+    let digest = body(vault, DIGEST);
+    if !digest.is_empty() {
+        out.push_str(&section(
+            DIGEST,
+            "durable knowledge harvested from past conversations",
+            &digest,
+        ));
+    }
+    // The tree changes with every write: after everything that does not.
     out.push_str(&section(
         "tree.md",
         "the vault's files, with token counts",
         &tree(vault),
     ));
-    let digest = body(vault, "knowledge/digest.md");
-    if !digest.is_empty() {
-        out.push_str(&section(
-            "knowledge/digest.md",
-            "durable knowledge harvested from past conversations",
-            &digest,
-        ));
-    }
     out
 }
 

@@ -50,3 +50,9 @@ pub fn inbox_item(vault: &knower_vault::Vault, id: &str) -> Result<InboxItem> {
 pub fn prompts(vault: &knower_vault::Vault) -> Vec<Prompt> {
     prompts::all(vault)
 }
+
+/// A feature's prompt: `built_in`, unless the vault's `prompts/NAME.md`
+/// overrides it.
+pub fn prompt(vault: &knower_vault::Vault, name: &'static str, built_in: &str) -> Prompt {
+    prompts::resolve(vault, name, built_in)
+}

@@ -37,6 +37,14 @@ pub fn get(vault: &Vault, name: &str) -> Prompt {
         .iter()
         .find(|(n, _)| *n == name)
         .expect("only built-in prompt names are asked for");
+    resolve(vault, name, built_in)
+}
+
+/// A prompt shipped as `built_in`, unless the vault's `prompts/NAME.md`
+/// (with text below its frontmatter) overrides it. Features with prompts of
+/// their own (the harvest, the chat) resolve them here, so every prompt
+/// follows the same convention and `knower prompts` can list them all.
+pub fn resolve(vault: &Vault, name: &'static str, built_in: &str) -> Prompt {
     let path = format!("{PROMPTS_DIR}/{name}.md");
     if let Ok(text) = vault.read(&path) {
         let body = frontmatter::split(&text).map(|s| s.body).unwrap_or(&text);

@@ -418,3 +418,50 @@ fn an_answer_to_an_inbox_item_is_filed_and_the_item_removed() {
             .contains("Quarterly numbers")
     );
 }
+
+#[test]
+fn the_digest_sits_in_the_stable_prefix_and_deleting_it_turns_it_off() {
+    let fx = Fixture::new();
+    let author = knower_vault::Author::new("test", "a harvest's digest");
+    fx.vault
+        .write(
+            "knowledge/digest.md",
+            "# Knowledge digest\n\n## Decisions\n\n- Keep Postgres 16 for the geocoder. [from: standup, 2026-11-20]\n",
+            &author,
+        )
+        .unwrap();
+    let server = ScriptedServer::start(
+        Protocol::OpenAiChat,
+        vec![
+            Step::json(openai::text("Nothing in the vault says.")),
+            Step::json(openai::text("Nothing in the vault says.")),
+        ],
+    );
+    let agents = fx.with_llm(&server, Settings::default(), 10.0);
+    agents.ask("anything?", Mode::Fast).unwrap();
+    let system = |n: usize| {
+        server.requests()[n].body["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let with = system(0);
+    let digest = with
+        .find("<file path=\"knowledge/digest.md\"")
+        .expect("the knowledge block is sent");
+    assert!(with[digest..].contains("Keep Postgres 16 for the geocoder"));
+    let profile = with.find("<file path=\"profile.md\"").unwrap();
+    let tree = with.find("<file path=\"tree.md\"").unwrap();
+    let today = with.find("Today is").unwrap();
+    assert!(
+        profile < digest && digest < tree && tree < today,
+        "the digest comes before what changes per request"
+    );
+
+    // Delete to turn off: no knowledge block reaches the model.
+    fx.vault.delete("knowledge/digest.md", &author).unwrap();
+    agents.ask("anything?", Mode::Fast).unwrap();
+    let without = system(1);
+    assert!(!without.contains("knowledge/digest.md"), "{without}");
+    assert!(!without.contains("Keep Postgres 16"));
+}

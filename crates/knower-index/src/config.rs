@@ -2,7 +2,7 @@
 //!
 //! ```toml
 //! [search]
-//! exclude = ["overview.md", "tree.md", "profile.md", "inbox/"]  # the default
+//! exclude = ["overview.md", "tree.md", "profile.md", "inbox/", "knowledge/digest.md"]  # the default
 //! model = "/path/to/all-MiniLM-L6-v2"   # a folder, or a Hugging Face repo id
 //! chunk_chars = 750                      # longest passage, in characters
 //! ```
@@ -16,8 +16,15 @@ use knower_vault::{Vault, VaultPath};
 use crate::error::{Error, Result};
 
 pub const CONFIG_FILE: &str = "knower.toml";
-/// Loaded into agents' context directly (seed 003), or temporary (inbox).
-pub const DEFAULT_EXCLUDE: [&str; 4] = ["overview.md", "tree.md", "profile.md", "inbox/"];
+/// The files agents load whole (the digest is a projection of the category
+/// files, which are searched), and the inbox, which is temporary.
+pub const DEFAULT_EXCLUDE: [&str; 5] = [
+    "overview.md",
+    "tree.md",
+    "profile.md",
+    "inbox/",
+    "knowledge/digest.md",
+];
 /// The default embedding model, a sentence-transformers repository.
 pub const DEFAULT_MODEL: &str = "sentence-transformers/all-MiniLM-L6-v2";
 

@@ -21,6 +21,8 @@ pub enum Error {
     Agents(#[from] knower_agents::Error),
     #[error(transparent)]
     Queue(#[from] QueueError),
+    #[error(transparent)]
+    Harvest(#[from] knower_harvest::HarvestError),
     /// The server running on the vault refused or failed the request.
     #[error("{message}")]
     Remote {
@@ -67,6 +69,8 @@ impl Error {
                 QueueError::NotFailed { .. } => Kind::Conflict,
                 QueueError::Damaged { .. } | QueueError::Io(_) => Kind::Internal,
             },
+            Error::Harvest(knower_harvest::HarvestError::Invalid(_)) => Kind::Invalid,
+            Error::Harvest(knower_harvest::HarvestError::Vault(v)) => vault_kind(v),
             Error::Remote { kind, .. } => *kind,
             Error::Internal(_) => Kind::Internal,
         }
@@ -81,6 +85,7 @@ impl Error {
                 Some("set KNOWER_LLM=provider:model (or `off`), or fix [llm] in knower.toml")
             }
             Error::Agents(knower_agents::Error::Vault(v)) => v.hint(),
+            Error::Harvest(knower_harvest::HarvestError::Vault(v)) => v.hint(),
             Error::Agents(knower_agents::Error::Index(i)) => i.hint(),
             Error::Remote { hint, .. } => return hint.clone(),
             _ => None,

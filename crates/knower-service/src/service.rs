@@ -142,8 +142,41 @@ impl Service {
         self.agents.engine_label()
     }
 
+    /// Every prompt in effect: the agents', and each feature's.
     pub fn prompts(&self) -> Vec<Prompt> {
-        self.agents.prompts()
+        let mut prompts = self.agents.prompts();
+        prompts.extend(knower_harvest::prompts(&self.vault));
+        prompts
+    }
+
+    /// Harvests the conversations at `paths` into `knowledge/` (a dry run
+    /// unless `options.apply`), with the model when one is configured.
+    /// `progress` hears (done, total) conversations.
+    pub async fn harvest(
+        &self,
+        paths: Vec<std::path::PathBuf>,
+        options: knower_harvest::Options,
+        mut progress: impl FnMut(usize, usize) + Send + 'static,
+    ) -> Result<knower_harvest::Report> {
+        let harvester = knower_harvest::Harvester::new(self.vault.clone(), self.agents.llm());
+        blocking(move || {
+            harvester
+                .run(&paths, options, &mut progress)
+                .map_err(Error::from)
+        })
+        .await
+    }
+
+    /// The knowledge folder as the UI shows it: the category files, the
+    /// digest and the ledger.
+    pub fn knowledge(&self) -> Result<knower_harvest::Overview> {
+        Ok(knower_harvest::overview(&self.vault)?)
+    }
+
+    /// Deletes `knowledge/digest.md` (journaled, undoable): no knowledge
+    /// block reaches any agent until the next harvest makes it again.
+    pub fn delete_digest(&self, actor: &str) -> Result<bool> {
+        Ok(knower_harvest::delete_digest(&self.vault, actor)?)
     }
 
     /// How long this service has run.

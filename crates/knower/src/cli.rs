@@ -199,6 +199,28 @@ pub enum Command {
         #[command(subcommand)]
         action: Option<InboxAction>,
     },
+    /// Turn past conversations into durable knowledge in knowledge/ (a dry run unless --apply).
+    ///
+    /// Reads Claude Code transcripts (~/.claude/projects/**/*.jsonl), the
+    /// ChatGPT and Claude.ai exports (conversations.json), Knower's chat log
+    /// and .md/.txt files; folders are walked. Each conversation's facts,
+    /// decisions, questions, playbooks and tasks are appended to
+    /// knowledge/*.md (never rewriting what is there), the 4 KB digest the
+    /// agents load is regenerated, and knowledge/ledger.json records it.
+    /// Without a model, the offline engine extracts by stated rules.
+    Harvest {
+        /// Conversation files or folders (default: ~/.claude/projects).
+        paths: Vec<PathBuf>,
+        /// Harvest: one vault change per conversation, undoable.
+        #[arg(long)]
+        apply: bool,
+        /// Delete the source files the ledger proves harvested.
+        #[arg(long)]
+        reclaim: bool,
+        /// With --reclaim: delete without harvesting (recorded as deleted-unharvested).
+        #[arg(long, requires = "reclaim")]
+        no_harvest: bool,
+    },
     /// Show the agents' prompts in effect: built in, or overridden by the vault's prompts/NAME.md.
     Prompts {
         /// Print this prompt's whole text.

@@ -4,6 +4,7 @@
 
 mod cli;
 mod context;
+mod harvest;
 mod mcp;
 mod notes;
 mod output;
@@ -80,6 +81,12 @@ fn run(cli: Cli) -> Outcome {
         } => updates::reply(&ctx, &id, answer.join(" ")),
         Command::Updates { action, limit } => updates::updates(&ctx, action, limit),
         Command::Prompts { name } => updates::prompts(&ctx, name),
+        Command::Harvest {
+            paths,
+            apply,
+            reclaim,
+            no_harvest,
+        } => harvest::harvest(&ctx, paths, apply, reclaim, no_harvest),
         Command::Serve { listen } => server::serve(&ctx, listen.addr),
         Command::Start { listen } => server::start(&ctx, listen.addr),
         Command::Stop => server::stop(&ctx),

@@ -21,6 +21,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("knower-index", 1),
     ("knower-agents", 2),
     ("knower-graph", 3),
+    ("knower-harvest", 3),
     ("knower-service", 4),
     ("knower-mcp", 5),
     ("knower-server", 6),
@@ -31,7 +32,7 @@ const LAYERS: &[(&str, u8)] = &[
 
 /// Features: they sit between the agents and the service, and never use
 /// one another.
-const FEATURES: &[&str] = &["knower-graph"];
+const FEATURES: &[&str] = &["knower-graph", "knower-harvest"];
 
 /// The surface code, and what it must not name: the service is the way to
 /// the agents, the queue and searches.

@@ -56,13 +56,15 @@ impl Agents {
         })
     }
 
+    /// The prompt, then the start-up context (most stable first), then
+    /// the date: a prefix providers can cache up to what changes.
     pub(crate) fn system_prompt(&self, name: &str) -> String {
         let prompt = prompts::get(&self.vault, name);
         format!(
-            "{}\n\n# The vault\n\nToday is {}.\n\n{}",
+            "{}\n\n# The vault\n\n{}Today is {}.",
             prompt.text,
-            today(),
-            context::startup(&self.vault)
+            context::startup(&self.vault),
+            today()
         )
     }
 }

@@ -1,0 +1,199 @@
+//! Claude Code transcripts: `~/.claude/projects/<project>/<session>.jsonl`,
+//! one JSON record per line. `user` and `assistant` records carry a
+//! `message` (`content` a string, or blocks: `text`, `tool_use`,
+//! `tool_result`, `thinking`); a `summary` record names the session.
+//! Sub-agent records (`isSidechain`) and meta records are left out; a Bash
+//! tool call is kept with whether its result was an error, so commands that
+//! worked can become playbooks.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::{Read, day_of, headline, stem};
+use crate::conversation::{Conversation, Format, Ran, Turn};
+
+pub fn is_record(record: &Value) -> bool {
+    matches!(
+        record.get("type").and_then(Value::as_str),
+        Some(
+            "user"
+                | "assistant"
+                | "summary"
+                | "system"
+                | "queue-operation"
+                | "file-history-snapshot"
+        )
+    )
+}
+
+pub fn read(path: &Path, text: &str) -> Read {
+    let mut read = Read::default();
+    let mut turns: Vec<Turn> = Vec::new();
+    let mut summary = None;
+    let mut first_time = None;
+    // tool_use id → the turn of the command it ran.
+    let mut pending: HashMap<String, usize> = HashMap::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let record: Value = match serde_json::from_str(line) {
+            Ok(value) => value,
+            Err(e) => {
+                read.warnings.push(format!(
+                    "{}:{}: skipped a line that is not JSON ({e})",
+                    path.display(),
+                    n + 1
+                ));
+                continue;
+            }
+        };
+        let kind = record.get("type").and_then(Value::as_str).unwrap_or("");
+        if kind == "summary" {
+            summary = record
+                .get("summary")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            continue;
+        }
+        if kind != "user" && kind != "assistant" {
+            continue;
+        }
+        if record.get("isSidechain").and_then(Value::as_bool) == Some(true)
+            || record.get("isMeta").and_then(Value::as_bool) == Some(true)
+        {
+            continue;
+        }
+        let Some(message) = record.get("message") else {
+            read.warnings.push(format!(
+                "{}:{}: skipped a {kind} record without a message",
+                path.display(),
+                n + 1
+            ));
+            continue;
+        };
+        if first_time.is_none() {
+            first_time = record
+                .get("timestamp")
+                .and_then(Value::as_str)
+                .and_then(day_of);
+        }
+        let speaker = if kind == "user" { "User" } else { "Assistant" };
+        let id = record
+            .get("uuid")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let mut said = String::new();
+        let mut ran = Vec::new();
+        match message.get("content") {
+            Some(Value::String(text)) => said.push_str(text),
+            Some(Value::Array(blocks)) => {
+                for block in blocks {
+                    match block.get("type").and_then(Value::as_str) {
+                        Some("text") => {
+                            if let Some(text) = block.get("text").and_then(Value::as_str) {
+                                if !said.is_empty() {
+                                    said.push('\n');
+                                }
+                                said.push_str(text);
+                            }
+                        }
+                        Some("tool_use") => {
+                            let command = block
+                                .get("input")
+                                .and_then(|i| i.get("command"))
+                                .and_then(Value::as_str);
+                            let is_shell =
+                                block.get("name").and_then(Value::as_str) == Some("Bash");
+                            if let (true, Some(command), Some(tool_id)) =
+                                (is_shell, command, block.get("id").and_then(Value::as_str))
+                            {
+                                ran.push((tool_id.to_string(), command.to_string()));
+                            }
+                        }
+                        Some("tool_result") => {
+                            let tool_id = block.get("tool_use_id").and_then(Value::as_str);
+                            let failed =
+                                block.get("is_error").and_then(Value::as_bool) == Some(true);
+                            if let Some(&turn) = tool_id.and_then(|id| pending.get(id))
+                                && let Some(run) = turns.get_mut(turn).and_then(|t| t.ran.as_mut())
+                            {
+                                run.ok = !failed;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            _ => {
+                read.warnings.push(format!(
+                    "{}:{}: skipped a {kind} record whose content is neither text nor blocks",
+                    path.display(),
+                    n + 1
+                ));
+                continue;
+            }
+        }
+        if is_machinery(&said) {
+            said.clear();
+        }
+        for (tool_id, command) in ran {
+            // Each command is its own turn, so its result can be attached.
+            pending.insert(tool_id, turns.len());
+            turns.push(Turn {
+                speaker: speaker.to_string(),
+                text: String::new(),
+                id: id.clone(),
+                ran: Some(Ran { command, ok: false }),
+            });
+        }
+        if said.trim().is_empty() {
+            continue;
+        }
+        match turns.last_mut() {
+            // Claude Code writes one record per content block: one turn.
+            Some(last) if last.speaker == speaker && last.ran.is_none() => {
+                last.text.push('\n');
+                last.text.push_str(&said);
+            }
+            _ => turns.push(Turn {
+                speaker: speaker.to_string(),
+                text: said,
+                id,
+                ran: None,
+            }),
+        }
+    }
+    if turns.is_empty() {
+        return read;
+    }
+    let name = summary
+        .or_else(|| {
+            turns
+                .iter()
+                .find(|t| t.speaker == "User" && !t.text.trim().is_empty())
+                .map(|t| headline(&t.text, 60))
+        })
+        .unwrap_or_else(|| stem(path));
+    read.conversations.push(Conversation {
+        name,
+        date: first_time,
+        source: path.to_path_buf(),
+        key: None,
+        format: Format::ClaudeCode,
+        turns,
+    });
+    read
+}
+
+/// Text Claude Code writes into the conversation that nobody said: slash
+/// command echoes, local command output, caveats.
+fn is_machinery(text: &str) -> bool {
+    let t = text.trim_start();
+    t.starts_with("<command-")
+        || t.starts_with("<local-command")
+        || t.starts_with("Caveat: The messages below")
+        || t.starts_with("[Request interrupted")
+}

@@ -1,0 +1,521 @@
+//! [`Harvester`]: scan → classify → (with `apply`) extract → merge into
+//! `knowledge/` → digest → ledger → (with `reclaim`) delete what the ledger
+//! proves harvested. Without `apply` nothing is written anywhere.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use knower_llm::{Llm, Usage};
+use knower_vault::{Author, Vault};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use crate::conversation::{Conversation, Format, hex};
+use crate::formats::{self, FormatError};
+use crate::items::{Counts, Harvested};
+use crate::knowledge::{self, DIGEST};
+use crate::ledger::{Entry, LEDGER, Ledger, Status};
+use crate::model::{self, MAX_HARVEST_SOURCE_BYTES};
+use crate::offline;
+
+/// The actor the journal records for the harvest's changes.
+pub const ACTOR: &str = "harvest";
+/// How the offline engine names itself.
+pub const OFFLINE: &str = "offline engine";
+/// The prompt's name: `prompts/harvest-conversation.md` overrides it.
+pub const PROMPT: &str = "harvest-conversation";
+pub const BUILT_IN_PROMPT: &str = include_str!("../prompts/harvest-conversation.md");
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// Harvest (without it: a dry run that changes nothing).
+    pub apply: bool,
+    /// Delete the sources the ledger proves harvested.
+    pub reclaim: bool,
+    /// With `reclaim`: delete without harvesting, recording
+    /// `deleted-unharvested`.
+    pub no_harvest: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum HarvestError {
+    #[error("{0}")]
+    Invalid(String),
+    #[error(transparent)]
+    Vault(#[from] knower_vault::Error),
+}
+
+/// What a conversation is, before anything is done.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Class {
+    ToHarvest,
+    AlreadyHarvested,
+    TooLarge,
+    Empty,
+}
+
+/// One conversation of the plan.
+#[derive(Clone, Debug, Serialize)]
+pub struct Planned {
+    pub name: String,
+    pub path: String,
+    pub format: Format,
+    pub class: Class,
+    pub bytes: usize,
+    pub sha256: String,
+}
+
+/// A file that could not be read as conversations.
+#[derive(Clone, Debug, Serialize)]
+pub struct Unreadable {
+    pub path: String,
+    pub error: String,
+    /// Named by the user (not met in a folder walk): an error, not a note.
+    pub given: bool,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Failed {
+    pub name: String,
+    pub path: String,
+    pub error: String,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Tally {
+    pub to_harvest: usize,
+    pub already_harvested: usize,
+    pub too_large: usize,
+    pub empty: usize,
+    pub unreadable: usize,
+}
+
+/// What a harvest found, did, or (dry run) would do.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub engine: String,
+    pub applied: bool,
+    /// Files read.
+    pub sources: usize,
+    pub tally: Tally,
+    /// Bytes of the conversations to harvest.
+    pub bytes: usize,
+    pub estimated_input_tokens: usize,
+    pub estimated_model_calls: usize,
+    pub conversations: Vec<Planned>,
+    pub unreadable: Vec<Unreadable>,
+    /// Records skipped inside files that were read.
+    pub warnings: Vec<String>,
+    /// Conversations harvested by this run, and the items they added.
+    pub harvested: usize,
+    pub items: Counts,
+    pub failed: Vec<Failed>,
+    pub reclaimed: Vec<String>,
+    pub reclaimed_bytes: u64,
+    /// The digest's size on disk after the run, if there is one.
+    pub digest_bytes: Option<usize>,
+    pub ledger: &'static str,
+    pub usage: Option<Usage>,
+}
+
+struct Source {
+    path: PathBuf,
+    bytes: Vec<u8>,
+    conversations: Vec<Conversation>,
+}
+
+pub struct Harvester {
+    vault: Arc<Vault>,
+    llm: Option<Arc<Llm>>,
+}
+
+impl Harvester {
+    /// A harvester for `vault`, with the model when one is configured
+    /// (else the offline engine).
+    pub fn new(vault: Arc<Vault>, llm: Option<Arc<Llm>>) -> Harvester {
+        Harvester { vault, llm }
+    }
+
+    pub fn engine(&self) -> String {
+        match &self.llm {
+            Some(llm) => llm.label(),
+            None => OFFLINE.to_string(),
+        }
+    }
+
+    /// Harvests the conversations found at `paths` (files, or folders
+    /// walked for them) as `options` say.
+    pub fn run(
+        &self,
+        paths: &[PathBuf],
+        options: Options,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<Report, HarvestError> {
+        if options.no_harvest && !options.reclaim {
+            return Err(HarvestError::Invalid(
+                "--no-harvest only makes sense with --reclaim (it deletes sources without \
+                 harvesting them)"
+                    .into(),
+            ));
+        }
+        if paths.is_empty() {
+            return Err(HarvestError::Invalid(
+                "no source given: name conversation files or folders (Claude Code keeps its \
+                 transcripts in ~/.claude/projects)"
+                    .into(),
+            ));
+        }
+        let (sources, unreadable, warnings) = scan(paths);
+        let ledger = Ledger::parse(self.vault.read(LEDGER).ok().as_deref())
+            .map_err(HarvestError::Invalid)?;
+        let mut report = Report {
+            engine: self.engine(),
+            applied: options.apply,
+            sources: sources.len(),
+            tally: Tally {
+                unreadable: unreadable.len(),
+                ..Tally::default()
+            },
+            bytes: 0,
+            estimated_input_tokens: 0,
+            estimated_model_calls: 0,
+            conversations: Vec::new(),
+            unreadable,
+            warnings,
+            harvested: 0,
+            items: Counts::default(),
+            failed: Vec::new(),
+            reclaimed: Vec::new(),
+            reclaimed_bytes: 0,
+            digest_bytes: None,
+            ledger: LEDGER,
+            usage: None,
+        };
+        let prompt_tokens = BUILT_IN_PROMPT.len() / 4;
+        for source in &sources {
+            for conversation in &source.conversations {
+                let text = conversation.text();
+                let sha256 = conversation.digest();
+                let class = if conversation.is_empty() {
+                    Class::Empty
+                } else if ledger.get(&sha256).is_some_and(|e| {
+                    matches!(e.status, Status::Harvested | Status::DeletedUnharvested)
+                }) {
+                    Class::AlreadyHarvested
+                } else if text.len() > MAX_HARVEST_SOURCE_BYTES {
+                    Class::TooLarge
+                } else {
+                    Class::ToHarvest
+                };
+                match class {
+                    Class::ToHarvest => {
+                        report.tally.to_harvest += 1;
+                        report.bytes += text.len();
+                        if self.llm.is_some() && !options.no_harvest {
+                            report.estimated_input_tokens +=
+                                text.len().min(model::SUMMARIZE_THRESHOLD_BYTES) / 4
+                                    + prompt_tokens;
+                            report.estimated_model_calls += model::calls_for(text.len());
+                            if text.len() > model::SUMMARIZE_THRESHOLD_BYTES {
+                                report.estimated_input_tokens += text.len() / 4;
+                            }
+                        }
+                    }
+                    Class::AlreadyHarvested => report.tally.already_harvested += 1,
+                    Class::TooLarge => report.tally.too_large += 1,
+                    Class::Empty => report.tally.empty += 1,
+                }
+                report.conversations.push(Planned {
+                    name: conversation.name.clone(),
+                    path: conversation.location(),
+                    format: conversation.format,
+                    class,
+                    bytes: text.len(),
+                    sha256,
+                });
+            }
+        }
+        if options.apply || options.no_harvest {
+            self.apply(&sources, &mut report, options, progress)?;
+        }
+        if options.reclaim {
+            self.reclaim(&sources, &mut report)?;
+        }
+        if options.apply || options.reclaim {
+            report.digest_bytes = self.vault.read(DIGEST).ok().map(|t| t.len());
+        }
+        Ok(report)
+    }
+
+    fn apply(
+        &self,
+        sources: &[Source],
+        report: &mut Report,
+        options: Options,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<(), HarvestError> {
+        let template = knower_agents::prompt(&self.vault, PROMPT, BUILT_IN_PROMPT).text;
+        let today = jiff::Zoned::now().strftime("%Y-%m-%d").to_string();
+        let at = jiff::Timestamp::now().to_string();
+        let mut usage = Usage::default();
+        // The plan lists the conversations in the order the sources hold them.
+        let all: Vec<&Conversation> = sources.iter().flat_map(|s| &s.conversations).collect();
+        let plan = report.conversations.clone();
+        let work: Vec<(&Conversation, &Planned)> = all
+            .into_iter()
+            .zip(plan.iter())
+            .filter(|(_, p)| matches!(p.class, Class::ToHarvest | Class::TooLarge))
+            .collect();
+        let total = work.len();
+        let mut done: Vec<String> = Vec::new();
+        for (n, (conversation, planned)) in work.into_iter().enumerate() {
+            // Two copies of one conversation in this run: the first does it.
+            if done.contains(&planned.sha256) {
+                progress(n + 1, total);
+                continue;
+            }
+            done.push(planned.sha256.clone());
+            let entry = |status, items, error| Entry {
+                path: planned.path.clone(),
+                name: conversation.name.clone(),
+                status,
+                at: at.clone(),
+                items,
+                deleted: false,
+                error,
+            };
+            let author = Author::new(ACTOR, format!("harvest “{}”", conversation.name));
+            if planned.class == Class::TooLarge {
+                self.record(
+                    &author,
+                    &planned.sha256,
+                    entry(Status::TooLarge, Counts::default(), None),
+                )?;
+                progress(n + 1, total);
+                continue;
+            }
+            if options.no_harvest {
+                self.record(
+                    &author,
+                    &planned.sha256,
+                    entry(Status::DeletedUnharvested, Counts::default(), None),
+                )?;
+                progress(n + 1, total);
+                continue;
+            }
+            let extracted: Result<Harvested, String> = match &self.llm {
+                None => Ok(offline::extract(conversation)),
+                Some(llm) => model::harvest(
+                    llm,
+                    &template,
+                    &conversation.name,
+                    &conversation.text(),
+                    &mut usage,
+                )
+                .map_err(|e| e.to_string()),
+            };
+            let harvested = match extracted {
+                Ok(harvested) => harvested,
+                Err(error) => {
+                    report.failed.push(Failed {
+                        name: conversation.name.clone(),
+                        path: planned.path.clone(),
+                        error: error.clone(),
+                    });
+                    self.record(
+                        &author,
+                        &planned.sha256,
+                        entry(Status::HarvestFailed, Counts::default(), Some(error)),
+                    )?;
+                    progress(n + 1, total);
+                    continue;
+                }
+            };
+            let provenance = knowledge::provenance(&conversation.name, &today);
+            let sha = planned.sha256.clone();
+            let merged = self.vault.batch(&author, |batch| {
+                // Items first, the ledger last: a harvest killed half-way is
+                // not in the ledger and runs again, and its items already
+                // there are not added twice.
+                let counts = knowledge::merge(batch, &harvested, &provenance)?;
+                knowledge::regenerate(batch)?;
+                let mut ledger = Ledger::load(batch)?;
+                ledger
+                    .entries
+                    .insert(sha.clone(), entry(Status::Harvested, counts, None));
+                ledger.save(batch)?;
+                Ok(counts)
+            });
+            match merged {
+                Ok((counts, _)) => {
+                    report.harvested += 1;
+                    report.items += counts;
+                }
+                Err(e) => {
+                    // The disk refused (full, a file in the way…): stop here,
+                    // reclaim nothing, and say so in the ledger if it can.
+                    let _ = self.record(
+                        &author,
+                        &planned.sha256,
+                        entry(
+                            Status::HarvestFailed,
+                            Counts::default(),
+                            Some(e.to_string()),
+                        ),
+                    );
+                    return Err(e.into());
+                }
+            }
+            progress(n + 1, total);
+        }
+        if self.llm.is_some() {
+            report.usage = Some(usage);
+        }
+        Ok(())
+    }
+
+    /// Writes one ledger entry as its own change.
+    fn record(&self, author: &Author, sha256: &str, entry: Entry) -> Result<(), HarvestError> {
+        self.vault.batch(author, |batch| {
+            let mut ledger = Ledger::load(batch)?;
+            ledger.entries.insert(sha256.to_string(), entry);
+            ledger.save(batch)
+        })?;
+        Ok(())
+    }
+
+    /// Deletes each source all of whose conversations the ledger proves
+    /// harvested (or, with `--no-harvest`, deleted unharvested), if its
+    /// bytes are still those that were read.
+    fn reclaim(&self, sources: &[Source], report: &mut Report) -> Result<(), HarvestError> {
+        let ledger = Ledger::parse(self.vault.read(LEDGER).ok().as_deref())
+            .map_err(HarvestError::Invalid)?;
+        let mut deleted: BTreeMap<String, ()> = BTreeMap::new();
+        for source in sources {
+            let shas: Vec<String> = source
+                .conversations
+                .iter()
+                .filter(|c| !c.is_empty())
+                .map(Conversation::digest)
+                .collect();
+            let proven = !shas.is_empty()
+                && shas.iter().all(|sha| {
+                    ledger.get(sha).is_some_and(|e| {
+                        matches!(e.status, Status::Harvested | Status::DeletedUnharvested)
+                    })
+                });
+            if !proven {
+                continue;
+            }
+            let unchanged = std::fs::read(&source.path)
+                .map(|now| Sha256::digest(&now) == Sha256::digest(&source.bytes))
+                .unwrap_or(false);
+            if !unchanged {
+                report.warnings.push(format!(
+                    "{}: kept, it changed since it was read",
+                    source.path.display()
+                ));
+                continue;
+            }
+            match std::fs::remove_file(&source.path) {
+                Ok(()) => {
+                    report.reclaimed.push(source.path.display().to_string());
+                    report.reclaimed_bytes += source.bytes.len() as u64;
+                    for sha in shas {
+                        deleted.insert(sha, ());
+                    }
+                }
+                Err(e) => report.warnings.push(format!(
+                    "{}: could not be deleted ({e}); kept",
+                    source.path.display()
+                )),
+            }
+        }
+        if !deleted.is_empty() {
+            let author = Author::new(
+                ACTOR,
+                format!("reclaimed {} harvested sources", report.reclaimed.len()),
+            );
+            self.vault.batch(&author, |batch| {
+                let mut ledger = Ledger::load(batch)?;
+                for sha in deleted.keys() {
+                    if let Some(entry) = ledger.entries.get_mut(sha) {
+                        entry.deleted = true;
+                    }
+                }
+                ledger.save(batch)
+            })?;
+        }
+        Ok(())
+    }
+}
+
+/// Reads every source under `paths`: the conversations found, the files
+/// that could not be read, and the records skipped.
+fn scan(paths: &[PathBuf]) -> (Vec<Source>, Vec<Unreadable>, Vec<String>) {
+    let mut sources = Vec::new();
+    let mut unreadable = Vec::new();
+    let mut warnings = Vec::new();
+    for given in paths {
+        let files: Vec<(PathBuf, bool)> = if given.is_dir() {
+            walkdir::WalkDir::new(given)
+                .follow_links(false)
+                .sort_by_file_name()
+                .into_iter()
+                .filter_map(|entry| match entry {
+                    Ok(entry) => Some(entry),
+                    Err(e) => {
+                        unreadable.push(Unreadable {
+                            path: e.path().map_or_else(
+                                || given.display().to_string(),
+                                |p| p.display().to_string(),
+                            ),
+                            error: e.to_string(),
+                            given: false,
+                        });
+                        None
+                    }
+                })
+                .filter(|entry| {
+                    entry.file_type().is_file() && formats::looks_like_a_source(entry.path())
+                })
+                .map(|entry| (entry.into_path(), false))
+                .collect()
+        } else {
+            vec![(given.clone(), true)]
+        };
+        for (path, named) in files {
+            match read_source(&path) {
+                Ok((bytes, read)) => {
+                    warnings.extend(read.warnings);
+                    sources.push(Source {
+                        path,
+                        bytes,
+                        conversations: read.conversations,
+                    });
+                }
+                Err(error) => unreadable.push(Unreadable {
+                    path: path.display().to_string(),
+                    error,
+                    given: named,
+                }),
+            }
+        }
+    }
+    (sources, unreadable, warnings)
+}
+
+fn read_source(path: &Path) -> Result<(Vec<u8>, formats::Read), String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let read = formats::read(path, &bytes).map_err(|e| match e {
+        FormatError::Unknown { .. } | FormatError::Unreadable { .. } => e.to_string(),
+    })?;
+    Ok((bytes, read))
+}
+
+/// The SHA-256 of some bytes, in hex.
+pub fn sha256(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
