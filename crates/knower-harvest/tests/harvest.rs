@@ -191,7 +191,11 @@ fn a_dry_run_classifies_and_changes_nothing() {
     let sources_before = snapshot(&fx.sources);
     let report = fx
         .offline()
-        .run(std::slice::from_ref(&fx.sources), Options::default(), &mut none)
+        .run(
+            std::slice::from_ref(&fx.sources),
+            Options::default(),
+            &mut none,
+        )
         .unwrap();
     assert!(!report.applied);
     assert_eq!(report.tally.to_harvest, 4, "{:?}", report.conversations);
@@ -296,7 +300,9 @@ fn a_model_harvests_with_the_prompt_and_repeats_cost_no_call() {
     );
     let code = fx.sources.join("claude-code");
     let harvester = fx.with_model(&server);
-    let report = harvester.run(std::slice::from_ref(&code), apply(), &mut none).unwrap();
+    let report = harvester
+        .run(std::slice::from_ref(&code), apply(), &mut none)
+        .unwrap();
     assert_eq!(report.harvested, 1, "{:?}", report.failed);
     assert_eq!(report.usage.unwrap().calls, 1);
     let prompt = server.requests()[0].body["messages"][0]["content"].to_string();

@@ -13,6 +13,7 @@
 //! server's durable queue, or the agent at once); the vault's tools call
 //! the vault's own operations.
 
+mod harvest;
 mod memory;
 mod resources;
 mod tools;
@@ -58,7 +59,7 @@ impl Knower {
             vault,
             service,
             changes,
-            tool_router: Knower::knower_tools() + Knower::memory_tools(),
+            tool_router: Knower::knower_tools() + Knower::memory_tools() + Knower::harvest_tools(),
         }
     }
 
@@ -176,7 +177,9 @@ impl ServerHandler for Knower {
              the vault tools to read and change notes directly; every change is journaled and can \
              be undone. The knowledge-graph tools (create_entities, add_observations, \
              create_relations, search_nodes, open_nodes, read_graph…) keep entities as notes in \
-             graph/.",
+             graph/. `harvest` turns the user's past conversations (Claude Code, ChatGPT and \
+             Claude.ai exports) into facts, decisions, questions, playbooks and tasks in \
+             knowledge/.",
         )
     }
 

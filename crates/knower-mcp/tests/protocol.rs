@@ -97,6 +97,7 @@ async fn the_tools_are_listed_with_schemas_and_annotations() {
         "read_graph",
         "search_nodes",
         "open_nodes",
+        "harvest",
     ]
     .into();
     assert_eq!(listed, expected);
@@ -509,7 +510,7 @@ async fn the_vault_tools_work_and_bad_input_is_refused_while_the_server_keeps_se
         .await
         .expect_err("an unknown tool is a protocol error");
     assert!(unknown.to_string().contains("tool not found"), "{unknown}");
-    assert!(client.list_all_tools().await.unwrap().len() == 19);
+    assert!(client.list_all_tools().await.unwrap().len() == 20);
     client.cancel().await.unwrap();
 }
 
@@ -622,6 +623,52 @@ async fn a_2026_client_listens_for_graph_changes() {
             .unwrap()
             .contains("knower://graph"),
         "{heard:?}"
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn harvest_is_a_dry_run_unless_told_to_apply() {
+    let (fx, client) = session().await;
+    let notes = fx.dir.path().join("standup.md");
+    std::fs::write(
+        &notes,
+        "Ana: We decided to keep weekly rotations.\nBen: Remember to update the runbook before Friday.\nAna: ok\nBen: ok\n",
+    )
+    .unwrap();
+    let path = notes.display().to_string();
+    let dry = ok(&client, "harvest", json!({"paths": [path]})).await;
+    assert_eq!(dry["applied"], false);
+    assert_eq!(dry["tally"]["to_harvest"], 1);
+    assert!(
+        fx.vault.read("knowledge/decisions.md").is_err(),
+        "a dry run writes nothing"
+    );
+    let applied = ok(&client, "harvest", json!({"paths": [path], "apply": true})).await;
+    assert_eq!(applied["harvested"], 1, "{applied}");
+    assert!(
+        fx.vault
+            .read("knowledge/decisions.md")
+            .unwrap()
+            .contains("We decided to keep weekly rotations")
+    );
+    assert!(notes.exists(), "MCP never deletes a source");
+    // The digest and the category files are resources like every note.
+    let digest = client
+        .read_resource(ReadResourceRequestParams::new(
+            "knower://vault/knowledge/digest.md",
+        ))
+        .await
+        .unwrap();
+    assert!(
+        serde_json::to_string(&digest)
+            .unwrap()
+            .contains("Knowledge digest")
+    );
+    let refused = refused(&client, "harvest", json!({"paths": ["/no/such/file.json"]})).await;
+    assert!(
+        refused.contains("could not read /no/such/file.json"),
+        "{refused}"
     );
     client.cancel().await.unwrap();
 }

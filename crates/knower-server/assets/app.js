@@ -8,6 +8,7 @@ import { h, fill } from './dom.js';
 import { Tree } from './tree.js';
 import { Composer } from './composer.js';
 import { fileView, activityView, inboxView, inboxItemView, updatesView, journalView } from './views.js';
+import { knowledgeView } from './knowledge.js';
 
 const ACTIVITY_KEY = 'knower-activity';
 const KEEP = 50;
@@ -176,6 +177,7 @@ class App {
       case 'inbox': view = arg ? inboxItemView(this, arg) : inboxView(this); break;
       case 'updates': view = updatesView(this); break;
       case 'journal': view = journalView(this); break;
+      case 'knowledge': view = knowledgeView(this); break;
       default: view = activityView(this);
     }
     view.name = name === 'inbox' && arg ? 'inbox-item' : name || 'activity';

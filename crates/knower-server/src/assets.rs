@@ -29,6 +29,7 @@ const ASSETS: &[Asset] = &[
     asset!("dom.js", JS),
     asset!("tree.js", JS),
     asset!("views.js", JS),
+    asset!("knowledge.js", JS),
     asset!("composer.js", JS),
     asset!("icon.svg", "image/svg+xml"),
 ];

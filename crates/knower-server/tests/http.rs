@@ -703,3 +703,60 @@ fn a_search_answer_comes_with_its_markdown_rendered_safely() {
     assert!(html.contains("south wall"), "{html}");
     assert!(html.contains("data-lines="), "{html}");
 }
+
+#[test]
+fn the_knowledge_folder_is_listed_and_its_digest_can_be_turned_off() {
+    let server = serve(None);
+    let (status, empty) = server.get("/api/knowledge");
+    assert_eq!(status, 200);
+    assert_eq!(empty["digest"]["exists"], false);
+    assert_eq!(empty["digest"]["max_bytes"], 4096);
+    assert_eq!(empty["files"].as_array().unwrap().len(), 5);
+    assert_eq!(empty["ledger"], json!([]));
+
+    let author = Author::new("test", "a harvest");
+    server
+        .vault
+        .write(
+            "knowledge/decisions.md",
+            "# Decisions\n\n- Keep Postgres 16. [from: standup, 2026-11-20]\n",
+            &author,
+        )
+        .unwrap();
+    server
+        .vault
+        .write(
+            "knowledge/digest.md",
+            "# Knowledge digest\n\n## Decisions\n\n- Keep Postgres 16.\n",
+            &author,
+        )
+        .unwrap();
+    server
+        .vault
+        .write(
+            "knowledge/ledger.json",
+            r#"{"entries": {"ab12": {"path": "/tmp/standup.md", "name": "standup", "status": "harvested", "at": "2026-11-20T10:00:00Z", "items": {"decisions": 1}, "deleted": false}}}"#,
+            &author,
+        )
+        .unwrap();
+    let (_, overview) = server.get("/api/knowledge");
+    assert_eq!(overview["digest"]["exists"], true);
+    assert!(overview["digest"]["bytes"].as_u64().unwrap() > 0);
+    let decisions = overview["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == "knowledge/decisions.md")
+        .unwrap();
+    assert_eq!(decisions["items"], 1);
+    assert_eq!(overview["ledger"][0][0], "ab12");
+    assert_eq!(overview["ledger"][0][1]["status"], "harvested");
+
+    let (status, deleted) = server.post("/api/knowledge/digest/delete", json!({}));
+    assert_eq!((status, deleted), (200, json!({"deleted": true})));
+    assert!(server.vault.read("knowledge/digest.md").is_err());
+    let last = server.vault.log().unwrap().pop().unwrap();
+    assert_eq!(last.actor, "user", "journaled as the user's, undoable");
+    let (_, again) = server.post("/api/knowledge/digest/delete", json!({}));
+    assert_eq!(again, json!({"deleted": false}));
+}

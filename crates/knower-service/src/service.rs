@@ -144,9 +144,7 @@ impl Service {
 
     /// Every prompt in effect: the agents', and each feature's.
     pub fn prompts(&self) -> Vec<Prompt> {
-        let mut prompts = self.agents.prompts();
-        prompts.extend(knower_harvest::prompts(&self.vault));
-        prompts
+        prompts(&self.vault)
     }
 
     /// Harvests the conversations at `paths` into `knowledge/` (a dry run
@@ -306,6 +304,14 @@ impl Serving {
         })
         .await;
     }
+}
+
+/// Every prompt in effect for a vault: the agents', and each feature's
+/// (no index or model needed to list them).
+pub fn prompts(vault: &Vault) -> Vec<Prompt> {
+    let mut prompts = knower_agents::prompts(vault);
+    prompts.extend(knower_harvest::prompts(vault));
+    prompts
 }
 
 /// Runs blocking work (the agents, the index, the vault) off the event loop.

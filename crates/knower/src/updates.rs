@@ -242,7 +242,7 @@ pub fn updates(ctx: &Context, action: Option<UpdatesAction>, limit: usize) -> Ou
 }
 
 pub fn prompts(ctx: &Context, name: Option<String>) -> Outcome {
-    let prompts = knower_agents::prompts(&*ctx.vault()?);
+    let prompts = knower_service::prompts(&*ctx.vault()?);
     if let Some(name) = name {
         let prompt = prompts.iter().find(|p| p.name == name).ok_or_else(|| {
             let names: Vec<&str> = prompts.iter().map(|p| p.name).collect();
@@ -268,7 +268,7 @@ pub fn prompts(ctx: &Context, name: Option<String>) -> Outcome {
             PromptSource::BuiltIn => format!("built in (override with prompts/{}.md)", p.name),
             PromptSource::Vault(path) => format!("from the vault: {path}"),
         };
-        println!("{:<8} {source}", p.name);
+        println!("{:<22} {source}", p.name);
     }
     Ok(())
 }

@@ -711,3 +711,65 @@ fn the_dark_theme_follows_the_system() {
         b
     });
 }
+
+// ---- the harvest's knowledge -------------------------------------------------
+
+#[test]
+fn the_knowledge_view_shows_the_digest_the_files_and_the_ledger_and_turns_the_digest_off() {
+    let dir = fixture();
+    let vault = dir.path().to_path_buf();
+    let sources = tempfile::tempdir().unwrap();
+    let notes = sources.path().join("standup.md");
+    // A hostile line too: harvested text is shown, never run.
+    std::fs::write(
+        &notes,
+        "Ana: We decided to keep weekly rotations <img src=x onerror=\"window.__pwned=1\">.\nBen: Remember to update the runbook before Friday.\nAna: Who owns the on-call rotation for December?\nBen: ok\n",
+    )
+    .unwrap();
+    knower(&vault, &["harvest", "--apply", notes.to_str().unwrap()], "");
+    let server = serve(&vault, "127.0.0.1:0", None);
+    scenario(|b| async move {
+        b.goto(&server.url).await;
+        b.click(".place[data-view=knowledge]").await;
+        b.until(
+            "the digest is shown",
+            "document.querySelector('#digest .markdown')?.innerText.includes('Remember to update the runbook')",
+        )
+        .await;
+        assert!(
+            b.eval("document.querySelector('#digest-size').innerText")
+                .await
+                .as_str()
+                .unwrap()
+                .contains("of 4.0 KB"),
+            "the digest's size against its bound"
+        );
+        b.until(
+            "the ledger lists the conversation",
+            "document.querySelector('#ledger .ledger-entry[data-status=harvested]')?.innerText.includes('standup')",
+        )
+        .await;
+        b.until(
+            "the category files are listed",
+            "document.querySelector('#knowledge-files a[href=\"#/file/knowledge/decisions.md\"]')",
+        )
+        .await;
+        assert_eq!(b.eval("window.__pwned === undefined").await, json!(true));
+        b.screenshot("8-knowledge").await;
+
+        // Delete to turn off: asked once more, then gone from the vault.
+        b.click("#digest-delete").await;
+        b.click("#digest-delete-confirm").await;
+        b.until(
+            "the digest is off",
+            "document.querySelector('#digest')?.dataset.state === 'off'",
+        )
+        .await;
+        assert!(!vault.join("knowledge/digest.md").exists());
+        assert!(
+            vault.join("knowledge/decisions.md").exists(),
+            "the category files stay"
+        );
+        b
+    });
+}

@@ -3,6 +3,7 @@
 //! no logic of their own.
 
 mod journal;
+mod knowledge;
 mod search;
 mod sse;
 mod updates;
@@ -47,6 +48,11 @@ pub fn router(app: Arc<App>, guard: Arc<Guard>, mcp: knower_mcp::HttpService) ->
         .route("/api/inbox", get(vault::inbox))
         .route("/api/log", get(journal::log))
         .route("/api/undo", post(journal::undo))
+        .route("/api/knowledge", get(knowledge::overview))
+        .route(
+            "/api/knowledge/digest/delete",
+            post(knowledge::delete_digest),
+        )
         .route("/health", get(vault::health))
         .fallback(|| async { ApiError::not_found("there is no such route") })
         .method_not_allowed_fallback(|| async {
