@@ -7,6 +7,7 @@
 //!     cargo run --release -p knower-bench -- agents [--notes N] [--updates N] [--verbose]
 //!     cargo run --release -p knower-bench -- server [--clients N] [--per-client N] [--notes N]
 //!     cargo run --release -p knower-bench -- graph [--entities N] [--rounds N]
+//!     cargo run --release -p knower-bench -- harvest [--items N] [--data PATH]
 //!     cargo run --release -p knower-bench -- search [--only quality|speed] [--sweep]
 //!         [--modes fast,vector,deep] [--chunk-chars N] [--files N] [--queries N] [--embed N]
 //!         [--questions N] [--embed N] [--data PATH] [--dir PATH]
@@ -16,6 +17,7 @@
 
 mod agents;
 mod graph;
+mod harvest;
 mod search_quality;
 mod search_speed;
 mod server;
@@ -32,7 +34,8 @@ fn main() -> ExitCode {
         Some("agents") => agents::run(&args[1..]),
         Some("server") => server::run(&args[1..]),
         Some("graph") => graph::run(&args[1..]),
-        _ => Err("usage: knower-bench vault [--files N] [--writes N] [--dir PATH]\n       knower-bench agents [--notes N] [--updates N] [--verbose]\n       knower-bench server [--clients N] [--per-client N] [--notes N]\n       knower-bench graph [--entities N] [--rounds N]\n       knower-bench search [--only quality|speed] [--sweep] [--modes fast,vector,deep] [--chunk-chars N] [--files N] [--queries N] [--embed N] [--questions N] [--data PATH] [--dir PATH]".to_string()),
+        Some("harvest") => harvest::run(&args[1..]),
+        _ => Err("usage: knower-bench vault [--files N] [--writes N] [--dir PATH]\n       knower-bench agents [--notes N] [--updates N] [--verbose]\n       knower-bench server [--clients N] [--per-client N] [--notes N]\n       knower-bench graph [--entities N] [--rounds N]\n       knower-bench harvest [--items N] [--data PATH]\n       knower-bench search [--only quality|speed] [--sweep] [--modes fast,vector,deep] [--chunk-chars N] [--files N] [--queries N] [--embed N] [--questions N] [--data PATH] [--dir PATH]".to_string()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
