@@ -35,7 +35,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let data: PathBuf = crate::option(
         args,
         "--data",
-        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/bench")),
+        PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../../shared/bench"
+        )),
     )?;
     let items: usize = crate::option(args, "--items", 10_000)?;
     let temp = tempfile::TempDir::new().map_err(|e| e.to_string())?;
@@ -64,7 +67,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
     for _ in 0..3 {
         let started = Instant::now();
         let report = Harvester::new(dry_vault.clone(), None)
-            .run(std::slice::from_ref(&sources), Options::default(), &mut |_, _| {})
+            .run(
+                std::slice::from_ref(&sources),
+                Options::default(),
+                &mut |_, _| {},
+            )
             .map_err(|e| e.to_string())?;
         dry.push(started.elapsed());
         assert_eq!(report.tally.to_harvest, sessions);
@@ -184,7 +191,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
         .map(|m| m.len())
         .unwrap_or(0);
 
-    println!("\n### Harvest (offline engine) on LoCoMo: {} conversations, {sessions} sessions, {} questions of categories 1–4\n", conversations.len(), questions.len());
+    println!(
+        "\n### Harvest (offline engine) on LoCoMo: {} conversations, {sessions} sessions, {} questions of categories 1–4\n",
+        conversations.len(),
+        questions.len()
+    );
     println!("| measure | value |");
     println!("|---|---|");
     println!(
@@ -196,7 +207,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
         harvest_time.as_secs_f64(),
         sessions as f64 / harvest_time.as_secs_f64()
     );
-    println!("| items kept | {added} ({kept_tokens} tokens of knowledge from {raw_tokens} tokens of sessions, {:.1}%) |", 100.0 * kept_tokens as f64 / raw_tokens as f64);
+    println!(
+        "| items kept | {added} ({kept_tokens} tokens of knowledge from {raw_tokens} tokens of sessions, {:.1}%) |",
+        100.0 * kept_tokens as f64 / raw_tokens as f64
+    );
     println!(
         "| digest from {} items (median of 5) | {} ({} B), reading the 5 files: {} |",
         per_file * 5,
@@ -220,8 +234,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
 }
 
 fn vault(dir: &Path) -> Result<Arc<Vault>, String> {
-    let (vault, _) =
-        Vault::init(dir, &Author::new("bench", "init")).map_err(|e| e.to_string())?;
+    let (vault, _) = Vault::init(dir, &Author::new("bench", "init")).map_err(|e| e.to_string())?;
     Ok(Arc::new(vault))
 }
 

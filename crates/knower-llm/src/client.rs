@@ -1,10 +1,12 @@
 //! [`Llm`]: one configured model, called with retries, backoff and timeouts.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Once, OnceLock};
 use std::time::Duration;
 
+use futures_util::StreamExt;
 use genai::adapter::AdapterKind;
-use genai::chat::{ChatMessage, ChatOptions, ChatRequest, ToolCall};
+use genai::chat::{ChatMessage, ChatOptions, ChatRequest, ChatStreamEvent, ToolCall};
 use genai::resolver::{AuthData, Endpoint};
 use genai::{Client, ModelIden, ModelSpec, ServiceTarget, WebConfig};
 use serde::{Deserialize, Serialize};
@@ -45,6 +47,21 @@ pub struct Reply {
     /// The answer as a message to put back into the conversation.
     pub message: ChatMessage,
 }
+
+/// A streamed answer: its text, what it cost, and whether it was cut short
+/// by the caller.
+#[derive(Clone, Debug, Default)]
+pub struct Streamed {
+    pub text: String,
+    pub usage: Usage,
+    /// Stopped by the caller before the end.
+    pub cancelled: bool,
+    /// The provider said the answer was complete.
+    pub complete: bool,
+}
+
+/// How often a stream waiting for its next piece looks at `cancel`.
+const CANCEL_CHECK: Duration = Duration::from_millis(50);
 
 /// A configured model. Cheap to share: calls take `&self`.
 pub struct Llm {
@@ -145,6 +162,107 @@ impl Llm {
             let wait = retry_after.unwrap_or(self.backoff * 2u32.saturating_pow(attempt));
             tokio::time::sleep(wait.min(MAX_RETRY_AFTER)).await;
             attempt += 1;
+        }
+    }
+
+    /// Sends the conversation and hands each piece of the answer to
+    /// `on_text` as it arrives. A failure before the first piece is retried
+    /// as [`Llm::chat`] retries; once text has arrived, a broken stream is
+    /// an error (what arrived was shown, and is not sent twice). `cancel`
+    /// stops the stream within a moment: the answer so far comes back with
+    /// `cancelled` set. Blocking, like [`Llm::chat_blocking`].
+    pub fn stream_blocking(
+        &self,
+        request: &ChatRequest,
+        cancel: &AtomicBool,
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<Streamed> {
+        self.block_on(self.stream(request, cancel, on_text))
+    }
+
+    async fn stream(
+        &self,
+        request: &ChatRequest,
+        cancel: &AtomicBool,
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<Streamed> {
+        let options = ChatOptions::default()
+            .with_max_tokens(self.config.max_output_tokens)
+            .with_capture_usage(true);
+        let mut attempt = 0;
+        let mut out = Streamed::default();
+        loop {
+            let spec = ModelSpec::from_target(self.target());
+            let started = self
+                .client
+                .exec_chat_stream(spec, request.clone(), Some(&options))
+                .await;
+            let response = match started {
+                Ok(response) => response,
+                Err(error) => {
+                    let retry_after = retry_after(&error);
+                    let error = self.classify(error);
+                    if !error.is_transient() || attempt >= self.config.max_retries {
+                        return Err(error);
+                    }
+                    let wait = retry_after.unwrap_or(self.backoff * 2u32.saturating_pow(attempt));
+                    tokio::time::sleep(wait.min(MAX_RETRY_AFTER)).await;
+                    attempt += 1;
+                    continue;
+                }
+            };
+            let mut stream = response.stream;
+            loop {
+                if cancel.load(Ordering::Relaxed) {
+                    out.cancelled = true;
+                    return Ok(out);
+                }
+                let next = tokio::time::timeout(CANCEL_CHECK, stream.next()).await;
+                let event = match next {
+                    Err(_) => continue,
+                    Ok(None) => break,
+                    Ok(Some(event)) => event,
+                };
+                match event {
+                    Ok(ChatStreamEvent::Chunk(chunk)) => {
+                        on_text(&chunk.content);
+                        out.text.push_str(&chunk.content);
+                    }
+                    Ok(ChatStreamEvent::End(end)) => {
+                        if let Some(usage) = end.captured_usage {
+                            out.usage = Usage {
+                                calls: 1,
+                                input_tokens: usage.prompt_tokens.unwrap_or(0).max(0) as u64,
+                                output_tokens: usage.completion_tokens.unwrap_or(0).max(0) as u64,
+                            };
+                        } else {
+                            out.usage.calls = 1;
+                        }
+                        out.complete = true;
+                    }
+                    Ok(_) => {}
+                    Err(error) => {
+                        let error = self.classify(error);
+                        return Err(LlmError::Transport {
+                            provider: self.label(),
+                            detail: format!(
+                                "the answer broke off after {} characters: {error}",
+                                out.text.chars().count()
+                            ),
+                        });
+                    }
+                }
+            }
+            if !out.complete {
+                return Err(LlmError::Transport {
+                    provider: self.label(),
+                    detail: format!(
+                        "the answer ended without its end after {} characters",
+                        out.text.chars().count()
+                    ),
+                });
+            }
+            return Ok(out);
         }
     }
 

@@ -22,6 +22,10 @@ pub struct Step {
     headers: Vec<(String, String)>,
     body: String,
     delay: Duration,
+    /// Server-sent events, written one at a time (a streamed answer).
+    events: Option<Vec<String>>,
+    /// The pause between two events.
+    gap: Duration,
 }
 
 impl Step {
@@ -36,7 +40,32 @@ impl Step {
             headers: vec![("content-type".into(), "application/json".into())],
             body: body.to_string(),
             delay: Duration::ZERO,
+            events: None,
+            gap: Duration::ZERO,
         }
+    }
+
+    /// `200 OK` streaming these server-sent events (see [`openai::stream`]
+    /// and [`anthropic::stream`]), then closing the connection. Leave the
+    /// closing events out to play a stream that breaks off.
+    pub fn sse(events: Vec<String>) -> Step {
+        Step {
+            status: 200,
+            headers: vec![
+                ("content-type".into(), "text/event-stream".into()),
+                ("cache-control".into(), "no-cache".into()),
+            ],
+            body: String::new(),
+            delay: Duration::ZERO,
+            events: Some(events),
+            gap: Duration::ZERO,
+        }
+    }
+
+    /// Waits `gap` between two events of a stream.
+    pub fn gap(mut self, gap: Duration) -> Step {
+        self.gap = gap;
+        self
     }
 
     pub fn with_header(mut self, name: &str, value: &str) -> Step {
@@ -172,6 +201,29 @@ fn serve(
     };
     requests.lock().unwrap().push(recorded);
     thread::sleep(step.delay);
+    let mut stream = stream;
+    if let Some(events) = &step.events {
+        // No length: the stream ends when the connection closes.
+        let mut head = format!(
+            "HTTP/1.1 {} {}\r\nconnection: close\r\n",
+            step.status,
+            reason(step.status)
+        );
+        for (name, value) in &step.headers {
+            head.push_str(&format!("{name}: {value}\r\n"));
+        }
+        head.push_str("\r\n");
+        if stream.write_all(head.as_bytes()).is_err() {
+            return;
+        }
+        for event in events {
+            if stream.write_all(event.as_bytes()).is_err() || stream.flush().is_err() {
+                return;
+            }
+            thread::sleep(step.gap);
+        }
+        return;
+    }
     let mut response = format!(
         "HTTP/1.1 {} {}\r\ncontent-length: {}\r\nconnection: close\r\n",
         step.status,
@@ -183,7 +235,6 @@ fn serve(
     }
     response.push_str("\r\n");
     response.push_str(&step.body);
-    let mut stream = stream;
     let _ = stream.write_all(response.as_bytes());
 }
 
@@ -247,6 +298,34 @@ pub mod openai {
         )
     }
 
+    /// A streamed answer in OpenAI's server-sent events: a role chunk, one
+    /// chunk per piece of `text`, the finish, the usage, `[DONE]`. Drop
+    /// the last three to play a stream that breaks off.
+    pub fn stream(pieces: &[&str]) -> Vec<String> {
+        let chunk = |delta: Value, finish: Value| {
+            let body = json!({"id": "chatcmpl-scripted", "object": "chat.completion.chunk",
+                "created": 0, "model": "scripted-model",
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
+            format!("data: {body}\n\n")
+        };
+        let mut events = vec![chunk(
+            json!({"role": "assistant", "content": ""}),
+            Value::Null,
+        )];
+        events.extend(
+            pieces
+                .iter()
+                .map(|p| chunk(json!({"content": p}), Value::Null)),
+        );
+        events.push(chunk(json!({}), json!("stop")));
+        let usage = json!({"id": "chatcmpl-scripted", "object": "chat.completion.chunk",
+            "created": 0, "model": "scripted-model", "choices": [],
+            "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}});
+        events.push(format!("data: {usage}\n\n"));
+        events.push("data: [DONE]\n\n".into());
+        events
+    }
+
     fn message(message: Value, finish: &str) -> Value {
         json!({
             "id": "chatcmpl-scripted", "object": "chat.completion", "created": 0,
@@ -272,6 +351,46 @@ pub mod anthropic {
             .map(|(id, name, input)| json!({"type": "tool_use", "id": id, "name": name, "input": input}))
             .collect();
         message(blocks, "tool_use")
+    }
+
+    /// A streamed answer in Anthropic's server-sent events: message_start,
+    /// a text block with one delta per piece, message_delta with the usage,
+    /// message_stop. Drop the last three to play a stream that breaks off.
+    pub fn stream(pieces: &[&str]) -> Vec<String> {
+        let event = |name: &str, data: Value| format!("event: {name}\ndata: {data}\n\n");
+        let mut events = vec![
+            event(
+                "message_start",
+                json!({"type": "message_start", "message": {
+                "id": "msg_scripted", "type": "message", "role": "assistant", "content": [],
+                "model": "scripted-model", "stop_reason": null, "stop_sequence": null,
+                "usage": {"input_tokens": 100, "output_tokens": 1}}}),
+            ),
+            event(
+                "content_block_start",
+                json!({"type": "content_block_start", "index": 0,
+                "content_block": {"type": "text", "text": ""}}),
+            ),
+        ];
+        events.extend(pieces.iter().map(|p| {
+            event(
+                "content_block_delta",
+                json!({"type": "content_block_delta", "index": 0,
+                "delta": {"type": "text_delta", "text": p}}),
+            )
+        }));
+        events.push(event(
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": 0}),
+        ));
+        events.push(event(
+            "message_delta",
+            json!({"type": "message_delta",
+            "delta": {"stop_reason": "end_turn", "stop_sequence": null},
+            "usage": {"output_tokens": 20}}),
+        ));
+        events.push(event("message_stop", json!({"type": "message_stop"})));
+        events
     }
 
     fn message(content: Vec<Value>, stop: &str) -> Value {

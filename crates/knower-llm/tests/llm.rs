@@ -253,3 +253,78 @@ fn output_invalid_twice_is_a_reported_failure() {
     assert_eq!(server.requests().len(), 2, "never a third attempt");
     let _: Value = server.requests()[1].body.clone();
 }
+
+#[test]
+fn an_answer_streams_piece_by_piece_in_both_protocols() {
+    for (protocol, events) in [
+        (
+            Protocol::OpenAiChat,
+            openai::stream(&["The launch ", "moved to ", "April."]),
+        ),
+        (
+            Protocol::AnthropicMessages,
+            anthropic::stream(&["The launch ", "moved to ", "April."]),
+        ),
+    ] {
+        let server = ScriptedServer::start(protocol, vec![Step::sse(events)]);
+        let model = llm(&server, 0, 5.0);
+        let mut pieces = Vec::new();
+        let cancel = std::sync::atomic::AtomicBool::new(false);
+        let streamed = model
+            .stream_blocking(&request(), &cancel, &mut |p| pieces.push(p.to_string()))
+            .unwrap();
+        assert_eq!(streamed.text, "The launch moved to April.", "{protocol:?}");
+        assert_eq!(pieces.len(), 3, "{pieces:?}");
+        assert!(streamed.complete && !streamed.cancelled);
+        assert_eq!(streamed.usage.calls, 1);
+        assert!(
+            server.requests()[0].body["stream"] == true,
+            "{protocol:?} asked to stream"
+        );
+    }
+}
+
+#[test]
+fn a_stream_that_breaks_off_is_an_error_and_cancel_stops_it() {
+    let mut cut = openai::stream(&["The launch ", "moved"]);
+    cut.truncate(cut.len() - 3);
+    let server = ScriptedServer::start(Protocol::OpenAiChat, vec![Step::sse(cut)]);
+    let model = llm(&server, 2, 5.0);
+    let cancel = std::sync::atomic::AtomicBool::new(false);
+    let mut shown = String::new();
+    let e = model
+        .stream_blocking(&request(), &cancel, &mut |p| shown.push_str(p))
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("broke off") || e.to_string().contains("without its end"),
+        "{e}"
+    );
+    assert_eq!(shown, "The launch moved");
+    assert_eq!(
+        server.requests().len(),
+        1,
+        "text had arrived: not sent twice"
+    );
+
+    let slow = ScriptedServer::start(
+        Protocol::AnthropicMessages,
+        vec![
+            Step::sse(anthropic::stream(&["one ", "two ", "three ", "four"]))
+                .gap(Duration::from_millis(300)),
+        ],
+    );
+    let model = llm(&slow, 0, 5.0);
+    let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stopper = cancel.clone();
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(500));
+        stopper.store(true, std::sync::atomic::Ordering::Relaxed);
+    });
+    let started = std::time::Instant::now();
+    let streamed = model
+        .stream_blocking(&request(), &cancel, &mut |_| {})
+        .unwrap();
+    assert!(streamed.cancelled);
+    assert!(!streamed.text.contains("four"), "{}", streamed.text);
+    assert!(started.elapsed() < Duration::from_millis(1200));
+}

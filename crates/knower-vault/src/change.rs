@@ -91,6 +91,12 @@ impl<'a> Tx<'a> {
         &self.now
     }
 
+    /// A change that keeps no journal record (an append to a log).
+    pub(crate) fn unjournaled(mut self) -> Self {
+        self.journaled = false;
+        self
+    }
+
     /// The change that records what a change that died half-way had
     /// written; `journaled` is false when its record made it into the
     /// journal, and only the manifest has to catch up.
@@ -201,6 +207,38 @@ impl<'a> Tx<'a> {
         let meta = fs::metadata(&disk).map_err(Error::io(format!("reading back {path}")))?;
         let entry = Entry::file(path, &bytes, hash, &meta);
         self.record(path, before, Version::File(hash), Some(entry));
+        Ok(())
+    }
+
+    /// Adds one line at the end of an append-only log, in place (not a
+    /// rewrite): written with one `write` and synced. The manifest learns
+    /// the new size and hash, so the background job does not take the
+    /// append for an outside edit; no earlier version is kept, because a
+    /// log is never rewritten and there is nothing to restore.
+    pub(crate) fn append_record(&mut self, path: &VaultPath, line: &[u8]) -> Result<()> {
+        if let Some(parent) = path.parent() {
+            self.make_folder(&parent)?;
+        }
+        let disk = self.disk(path)?;
+        let existed = match fs::symlink_metadata(&disk) {
+            Ok(meta) if meta.is_file() => true,
+            Ok(meta) if meta.is_dir() => {
+                return Err(Error::IsAFolder {
+                    path: path.to_string(),
+                });
+            }
+            Ok(_) => return Err(Error::Refused(format!("{path} is not a regular file"))),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => false,
+            Err(e) => return Err(Error::io(format!("reading {path}"))(e)),
+        };
+        fsutil::append_durable(&disk, line).map_err(Error::io(format!("appending to {path}")))?;
+        if !existed {
+            self.sync_parent(path)?;
+        }
+        let bytes = fs::read(&disk).map_err(Error::io(format!("reading back {path}")))?;
+        let meta = fs::metadata(&disk).map_err(Error::io(format!("reading back {path}")))?;
+        let entry = Entry::file(path, &bytes, Hash::of(&bytes), &meta);
+        self.note(path, Some(entry));
         Ok(())
     }
 

@@ -401,6 +401,28 @@ impl Vault {
         .map(|(_, record)| record)
     }
 
+    /// Appends `line` (and a line break) to the append-only log at `path`
+    /// — the chat log — in place: one `write`, synced, so a reader sees the
+    /// whole record or none of it. Logs are not notes (markdown is refused)
+    /// and are never rewritten, so an append keeps no earlier version and
+    /// makes no journal record (there is nothing to undo); the manifest and
+    /// listeners follow as for any change.
+    pub fn append_record(&self, path: &str, line: &str) -> Result<()> {
+        let p = writable(path)?;
+        if p.is_markdown() {
+            return Err(Error::Refused(format!(
+                "{p} is a note: records are appended to logs (.jsonl), notes are edited"
+            )));
+        }
+        if line.contains('\n') {
+            return Err(Error::Refused("a record is one line".into()));
+        }
+        let author = Author::new("knower", format!("append to {p}"));
+        let mut bytes = line.as_bytes().to_vec();
+        bytes.push(b'\n');
+        self.change_unjournaled(&author, |tx| tx.append_record(&p, &bytes))
+    }
+
     /// Deletes a file, or a folder and everything in it.
     pub fn delete(&self, path: &str, author: &Author) -> Result<Option<ChangeRecord>> {
         let p = writable(path)?;
@@ -516,6 +538,30 @@ impl Vault {
         };
         self.announce(&events);
         result.map(|value| (value, record))
+    }
+
+    /// A change that writes no journal record (appends to logs): locked,
+    /// caught up, the manifest and listeners told.
+    fn change_unjournaled(
+        &self,
+        author: &Author,
+        body: impl FnOnce(&mut Tx) -> Result<()>,
+    ) -> Result<()> {
+        let (result, events) = {
+            let mut state = lock(&self.state);
+            let _guard = self
+                .lock
+                .acquire()
+                .map_err(Error::io("locking the vault"))?;
+            let mut events = self.catch_up(&mut state)?;
+            let mut tx = Tx::new(self, &mut state, author, None).unjournaled();
+            let result = body(&mut tx);
+            let (_, more) = tx.commit()?;
+            events.extend(more);
+            (result, events)
+        };
+        self.announce(&events);
+        result
     }
 
     /// What a process killed in the middle of a change leaves behind: `body`

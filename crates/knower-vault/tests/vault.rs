@@ -753,3 +753,51 @@ fn binary_files_are_stored_as_given_journaled_and_undoable() {
     vault.undo(record.id, &me(), false).unwrap();
     assert!(!dir.path().join("bucket/shot.png").exists());
 }
+
+#[test]
+fn a_log_is_appended_in_place_never_rewritten_and_not_taken_for_an_outside_edit() {
+    let dir = tempfile::tempdir().unwrap();
+    let (vault, _) = Vault::init(dir.path(), &Author::new("test", "init")).unwrap();
+    let before = vault.log().unwrap().len();
+    vault.append_record("chat/log.jsonl", r#"{"n":1}"#).unwrap();
+    let inode = |p: &std::path::Path| {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(p).unwrap().ino()
+    };
+    let file = dir.path().join("chat/log.jsonl");
+    let first = inode(&file);
+    vault.append_record("chat/log.jsonl", r#"{"n":2}"#).unwrap();
+    assert_eq!(inode(&file), first, "appended in place, not replaced");
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "{\"n\":1}\n{\"n\":2}\n"
+    );
+    assert_eq!(vault.log().unwrap().len(), before, "no journal record");
+    assert!(
+        vault.pending().unwrap().is_empty(),
+        "the manifest knows the new content"
+    );
+    let reopened = Vault::open(dir.path()).unwrap();
+    let report = reopened.rescan().unwrap();
+    assert!(report.change.is_none(), "a rescan finds nothing to journal");
+    assert!(
+        vault
+            .tree("chat", None)
+            .unwrap()
+            .children
+            .iter()
+            .any(|c| c.path.as_str() == "chat/log.jsonl")
+    );
+    for (path, line) in [
+        ("chat/notes.md", "x"),
+        ("chat/log.jsonl", "two\nlines"),
+        ("../outside.jsonl", "x"),
+        ("tree.md", "x"),
+    ] {
+        assert!(vault.append_record(path, line).is_err(), "{path}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "{\"n\":1}\n{\"n\":2}\n"
+    );
+}
