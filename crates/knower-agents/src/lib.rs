@@ -51,6 +51,19 @@ pub fn prompts(vault: &knower_vault::Vault) -> Vec<Prompt> {
     prompts::all(vault)
 }
 
+/// The `path:line` citations of a text that the vault has (those it does
+/// not have are left out): for answers written outside the search agent
+/// (the chat).
+pub fn citations(vault: &knower_vault::Vault, text: &str) -> Vec<Source> {
+    citations::check_citations(vault, text).unwrap_or_else(|_| {
+        // Some citation is wrong: keep the ones that hold, one by one.
+        text.split_whitespace()
+            .filter_map(|word| citations::check_citations(vault, word).ok())
+            .flatten()
+            .collect()
+    })
+}
+
 /// A feature's prompt: `built_in`, unless the vault's `prompts/NAME.md`
 /// overrides it.
 pub fn prompt(vault: &knower_vault::Vault, name: &'static str, built_in: &str) -> Prompt {

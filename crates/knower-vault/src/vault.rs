@@ -408,7 +408,7 @@ impl Vault {
     /// makes no journal record (there is nothing to undo); the manifest and
     /// listeners follow as for any change.
     pub fn append_record(&self, path: &str, line: &str) -> Result<()> {
-        let p = writable(path)?;
+        let p = appendable(path)?;
         if p.is_markdown() {
             return Err(Error::Refused(format!(
                 "{p} is a note: records are appended to logs (.jsonl), notes are edited"
@@ -632,7 +632,26 @@ impl Vault {
 }
 
 /// A path the write operations may change: not the root, not tree.md.
+/// Append-only logs of the vault: only [`Vault::append_record`] writes
+/// them. Neither they nor a folder holding them can be rewritten, deleted
+/// or moved by Knower (a person can, with their own tools).
+pub const APPEND_ONLY: [&str; 1] = ["chat/log.jsonl"];
+
 pub(crate) fn writable(path: &str) -> Result<VaultPath> {
+    let p = appendable(path)?;
+    if let Some(log) = APPEND_ONLY
+        .iter()
+        .find(|log| **log == p.as_str() || log.starts_with(&format!("{p}/")))
+    {
+        return Err(Error::Refused(format!(
+            "{log} is an append-only log: Knower adds to it and never rewrites, moves or deletes it"
+        )));
+    }
+    Ok(p)
+}
+
+/// A path changes may name: not the root, not tree.md.
+fn appendable(path: &str) -> Result<VaultPath> {
     let p = VaultPath::parse(path)?;
     if p.is_root() {
         return Err(Error::Refused(

@@ -22,6 +22,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("knower-agents", 2),
     ("knower-graph", 3),
     ("knower-harvest", 3),
+    ("knower-chat", 3),
     ("knower-service", 4),
     ("knower-mcp", 5),
     ("knower-server", 6),
@@ -32,7 +33,7 @@ const LAYERS: &[(&str, u8)] = &[
 
 /// Features: they sit between the agents and the service, and never use
 /// one another.
-const FEATURES: &[&str] = &["knower-graph", "knower-harvest"];
+const FEATURES: &[&str] = &["knower-graph", "knower-harvest", "knower-chat"];
 
 /// The surface code, and what it must not name: the service is the way to
 /// the agents, the queue and searches.
