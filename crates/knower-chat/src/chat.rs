@@ -197,9 +197,14 @@ impl Chat {
                 (streamed.text, streamed.cancelled)
             }
             None => {
-                let answer = self.agents.ask_within(message, Mode::Fast, None)?;
-                on_text(&answer.markdown);
-                (answer.markdown, false)
+                let answer = match remember(message) {
+                    Some(text) => {
+                        format!("_{OFFLINE}:_ sent to the update agent to file: “{text}”.")
+                    }
+                    None => self.agents.ask_within(message, Mode::Fast, None)?.markdown,
+                };
+                on_text(&answer);
+                (answer, false)
             }
         };
         let record = Record {

@@ -23,6 +23,8 @@ pub enum Error {
     Queue(#[from] QueueError),
     #[error(transparent)]
     Harvest(#[from] knower_harvest::HarvestError),
+    #[error(transparent)]
+    Chat(#[from] knower_chat::ChatError),
     /// The server running on the vault refused or failed the request.
     #[error("{message}")]
     Remote {
@@ -71,6 +73,14 @@ impl Error {
             },
             Error::Harvest(knower_harvest::HarvestError::Invalid(_)) => Kind::Invalid,
             Error::Harvest(knower_harvest::HarvestError::Vault(v)) => vault_kind(v),
+            Error::Chat(e) => match e {
+                knower_chat::ChatError::Invalid(_) => Kind::Invalid,
+                knower_chat::ChatError::Vault(v) => vault_kind(v),
+                knower_chat::ChatError::Agents(knower_agents::Error::Invalid(_)) => Kind::Invalid,
+                knower_chat::ChatError::Agents(knower_agents::Error::Llm(_))
+                | knower_chat::ChatError::Llm(_) => Kind::Upstream,
+                _ => Kind::Internal,
+            },
             Error::Remote { kind, .. } => *kind,
             Error::Internal(_) => Kind::Internal,
         }

@@ -7,6 +7,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use knower_agents::{Agents, Answer, INBOX, InboxItem, Payload, Prompt};
+use knower_chat::{Chat, Exchange};
 use knower_index::{Index, Mode, Results, SearchOptions};
 use knower_vault::{INTERNAL_DIR, Vault};
 use serde_json::json;
@@ -36,6 +37,8 @@ pub struct Service {
     /// serve`); otherwise updates go to a server running on the vault, or
     /// run here at once.
     queue: Option<Arc<Queue>>,
+    /// The chat over the same vault, index and engine.
+    chat: Chat,
     /// The background embedder, started by the first search with vectors
     /// in a serving process.
     embedder: OnceLock<()>,
@@ -73,7 +76,7 @@ impl Service {
     /// caught up with the vault.
     pub fn local(vault: Arc<Vault>, index: Arc<Index>) -> Result<Service> {
         let agents = Arc::new(Agents::open(vault.clone(), index.clone())?);
-        Ok(Service::with(vault, index, agents, None))
+        Service::with(vault, index, agents, None)
     }
 
     /// The service of `knower serve`: it owns the vault's durable queue and
@@ -87,7 +90,7 @@ impl Service {
             index,
             agents.clone(),
             Some(queue.clone()),
-        ));
+        )?);
         let events = service.events.clone();
         queue.observe(Box::new(move |update| {
             events.emit(
@@ -111,16 +114,18 @@ impl Service {
         index: Arc<Index>,
         agents: Arc<Agents>,
         queue: Option<Arc<Queue>>,
-    ) -> Service {
-        Service {
+    ) -> Result<Service> {
+        let chat = Chat::open(vault.clone(), index.clone(), agents.clone())?;
+        Ok(Service {
             vault,
             index,
             agents,
+            chat,
             events: Events::new(),
             queue,
             embedder: OnceLock::new(),
             started: Instant::now(),
-        }
+        })
     }
 
     pub fn vault(&self) -> &Arc<Vault> {
@@ -145,6 +150,39 @@ impl Service {
     /// Every prompt in effect: the agents', and each feature's.
     pub fn prompts(&self) -> Vec<Prompt> {
         prompts(&self.vault)
+    }
+
+    /// The chat (its history, its artifacts, corrections).
+    pub fn chat(&self) -> &Chat {
+        &self.chat
+    }
+
+    /// One chat exchange: the answer's pieces go to `on_text` as they
+    /// arrive (`cancel` stops it); what the user asked to remember ("remember
+    /// that …") is sent as an update, through the queue when a server runs.
+    pub async fn chat_exchange(
+        self: &Arc<Self>,
+        session: String,
+        message: String,
+        cancel: Arc<std::sync::atomic::AtomicBool>,
+        mut on_text: impl FnMut(&str) + Send + 'static,
+    ) -> Result<ChatOutcome> {
+        let service = self.clone();
+        let exchange = blocking(move || {
+            service
+                .chat
+                .exchange(&session, &message, &cancel, &mut on_text)
+                .map_err(Error::from)
+        })
+        .await?;
+        let update = match &exchange.remember {
+            Some(text) => Some(
+                self.update(Payload::text(text.clone()), Wait::Accepted)
+                    .await?,
+            ),
+            None => None,
+        };
+        Ok(ChatOutcome { exchange, update })
     }
 
     /// Harvests the conversations at `paths` into `knowledge/` (a dry run
@@ -311,7 +349,17 @@ impl Serving {
 pub fn prompts(vault: &Vault) -> Vec<Prompt> {
     let mut prompts = knower_agents::prompts(vault);
     prompts.extend(knower_harvest::prompts(vault));
+    prompts.extend(knower_chat::prompts(vault));
     prompts
+}
+
+/// A chat exchange, and the update its "remember that …" became.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ChatOutcome {
+    #[serde(flatten)]
+    pub exchange: Exchange,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub update: Option<Update>,
 }
 
 /// Runs blocking work (the agents, the index, the vault) off the event loop.

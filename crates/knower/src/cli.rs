@@ -199,6 +199,25 @@ pub enum Command {
         #[command(subcommand)]
         action: Option<InboxAction>,
     },
+    /// Talk with Knower: a chat that remembers by conclusions, not token limits.
+    ///
+    /// Each exchange may open or resolve an effort, or record a fact or an
+    /// event (notes in chat/artifacts/); the next messages get the relevant
+    /// ones back, with the vault's notes, and the last exchanges. Everything
+    /// said is kept in chat/log.jsonl. In the session: /efforts, /facts,
+    /// /events, /forget ID, /help; Ctrl-C stops a reply, Ctrl-D leaves.
+    /// "remember that …" files the rest with the update agent.
+    Chat {
+        /// One message, answered, then exit (else a session: a prompt on a
+        /// terminal, one message a line from standard input otherwise).
+        message: Vec<String>,
+        /// Continue the last session.
+        #[arg(long, conflicts_with = "session")]
+        resume: bool,
+        /// Continue this session.
+        #[arg(long, value_name = "ID")]
+        session: Option<String>,
+    },
     /// Turn past conversations into durable knowledge in knowledge/ (a dry run unless --apply).
     ///
     /// Reads Claude Code transcripts (~/.claude/projects/**/*.jsonl), the

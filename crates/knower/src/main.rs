@@ -2,6 +2,7 @@
 //! no logic of its own beyond finding the vault and presenting results:
 //! `main` dispatches each command once to the module that presents it.
 
+mod chat;
 mod cli;
 mod context;
 mod harvest;
@@ -81,6 +82,11 @@ fn run(cli: Cli) -> Outcome {
         } => updates::reply(&ctx, &id, answer.join(" ")),
         Command::Updates { action, limit } => updates::updates(&ctx, action, limit),
         Command::Prompts { name } => updates::prompts(&ctx, name),
+        Command::Chat {
+            message,
+            resume,
+            session,
+        } => chat::chat(&ctx, message.join(" "), resume, session),
         Command::Harvest {
             paths,
             apply,

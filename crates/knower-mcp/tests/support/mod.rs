@@ -47,7 +47,7 @@ impl Fixture {
             Engine::Offline,
             Settings::default(),
         );
-        let service = Service::with(vault.clone(), index, Arc::new(agents), None);
+        let service = Service::with(vault.clone(), index, Arc::new(agents), None).unwrap();
         Fixture {
             dir,
             knower: Knower::new(Arc::new(service)),

@@ -1,0 +1,312 @@
+//! `knower chat`: a session with the chat, through the service. On a
+//! terminal a real REPL (rustyline: line editing, history); otherwise one
+//! message a line from standard input. Each reply is printed as it
+//! arrives; Ctrl-C stops the reply, not the session.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use knower_chat::{Artifact, Change, Kind, Status};
+use knower_service::{ChatOutcome, Service};
+use rustyline::error::ReadlineError;
+
+use crate::context::{Context, block_on};
+use crate::output::{Failure, Outcome, failure};
+
+pub fn chat(ctx: &Context, message: String, resume: bool, session: Option<String>) -> Outcome {
+    let service = Arc::new(ctx.service()?);
+    let session = match (session, resume) {
+        (Some(id), _) => id,
+        (None, true) => service.chat().last_session().ok_or_else(|| {
+            failure(
+                "there is no session to resume",
+                Some("start one with `knower chat`"),
+            )
+        })?,
+        (None, false) => knower_chat::log::new_session(),
+    };
+    let interrupted = Arc::new(AtomicBool::new(false));
+    let mut session = Session {
+        ctx,
+        service,
+        id: session,
+        interrupted,
+    };
+    if !message.trim().is_empty() {
+        session.catch_ctrl_c()?;
+        return session.say(&message);
+    }
+    if std::io::stdin().is_terminal() && !ctx.json {
+        session.repl()
+    } else {
+        session.catch_ctrl_c()?;
+        for line in std::io::stdin().lock().lines() {
+            let line = line.map_err(|e| failure(format!("reading standard input: {e}"), None))?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            if line.starts_with('/') {
+                session.command(&line)?;
+            } else {
+                session.say(&line)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+struct Session<'a> {
+    ctx: &'a Context,
+    service: Arc<Service>,
+    id: String,
+    interrupted: Arc<AtomicBool>,
+}
+
+impl Session<'_> {
+    /// Ctrl-C while a reply streams sets the flag instead of ending Knower.
+    /// (Registered after the line editor is made, which installs a handler
+    /// of its own; at the prompt the editor has the terminal and reads
+    /// Ctrl-C as a key.)
+    fn catch_ctrl_c(&self) -> Result<(), Failure> {
+        signal_hook::flag::register(signal_hook::consts::SIGINT, self.interrupted.clone())
+            .map(|_| ())
+            .map_err(|e| failure(format!("cannot handle Ctrl-C: {e}"), None))
+    }
+
+    fn repl(&mut self) -> Outcome {
+        let mut editor = rustyline::DefaultEditor::new()
+            .map_err(|e| failure(format!("cannot start the line editor: {e}"), None))?;
+        self.catch_ctrl_c()?;
+        let history = history_file(self.service.vault().root());
+        let _ = editor.load_history(&history);
+        let history_len = self.service.chat().history(&self.id, 5).len();
+        println!(
+            "Knower chat ({}) · session {}{} · /help for commands, Ctrl-D to leave",
+            self.service.engine_label(),
+            self.id,
+            if history_len > 0 {
+                format!(" ({history_len} exchanges so far)")
+            } else {
+                String::new()
+            }
+        );
+        loop {
+            match editor.readline("you> ") {
+                Ok(line) => {
+                    let line = line.trim();
+                    if line.is_empty() {
+                        continue;
+                    }
+                    let _ = editor.add_history_entry(line);
+                    let outcome = if line.starts_with('/') {
+                        match self.command(line) {
+                            Ok(true) => Ok(()),
+                            Ok(false) => break,
+                            Err(e) => Err(e),
+                        }
+                    } else {
+                        self.say(line)
+                    };
+                    if let Err(e) = outcome {
+                        crate::output::report(&e, false);
+                    }
+                }
+                Err(ReadlineError::Interrupted) => {
+                    println!("(Ctrl-D or /quit leaves)");
+                }
+                Err(ReadlineError::Eof) => break,
+                Err(e) => return Err(failure(format!("reading the terminal: {e}"), None)),
+            }
+        }
+        if let Some(parent) = history.parent() {
+            let _ = std::fs::create_dir_all(parent);
+        }
+        let _ = editor.save_history(&history);
+        println!(
+            "session {} saved; `knower chat --resume` continues it",
+            self.id
+        );
+        Ok(())
+    }
+
+    /// One exchange: the reply printed as it streams, then what it did.
+    fn say(&mut self, message: &str) -> Outcome {
+        self.interrupted.store(false, Ordering::Relaxed);
+        let json = self.ctx.json;
+        let terminal = std::io::stdout().is_terminal();
+        if !json && terminal {
+            print!("knower> ");
+            let _ = std::io::stdout().flush();
+        }
+        let outcome = block_on(self.service.chat_exchange(
+            self.id.clone(),
+            message.to_string(),
+            self.interrupted.clone(),
+            move |piece| {
+                if !json {
+                    print!("{piece}");
+                    let _ = std::io::stdout().flush();
+                }
+            },
+        ));
+        let outcome = match outcome {
+            Ok(outcome) => outcome,
+            Err(e) => {
+                if !json {
+                    println!();
+                }
+                return Err(Failure::from(e));
+            }
+        };
+        if json {
+            println!(
+                "{}",
+                serde_json::to_string(&outcome).map_err(|e| failure(e.to_string(), None))?
+            );
+            return Ok(());
+        }
+        println!();
+        show(&outcome);
+        Ok(())
+    }
+
+    /// A `/command`; false to leave.
+    fn command(&mut self, line: &str) -> Result<bool, Failure> {
+        let mut words = line.split_whitespace();
+        let name = words.next().unwrap_or("");
+        let rest: Vec<&str> = words.collect();
+        let chat = self.service.chat();
+        let list = |kinds: &[Kind], statuses: &[Status]| {
+            let (all, problems) = chat.artifacts();
+            let mut shown: Vec<&Artifact> = all
+                .iter()
+                .filter(|a| kinds.contains(&a.kind) && statuses.contains(&a.status))
+                .collect();
+            shown.sort_by(|a, b| b.last_referenced.cmp(&a.last_referenced));
+            if shown.is_empty() {
+                println!("  (none)");
+            }
+            for a in shown {
+                println!("  {}", a.line());
+            }
+            for p in problems {
+                eprintln!("warning: {p}");
+            }
+        };
+        match name {
+            "/quit" | "/exit" => return Ok(false),
+            "/help" => println!(
+                "  /efforts          open efforts (/efforts all: resolved ones too)\n  \
+                 /facts · /events  what the chat remembers\n  \
+                 /forget ID        forget an artifact (undo with `knower undo`)\n  \
+                 /resolve ID TEXT  mark an effort resolved · /reopen ID\n  \
+                 /session          this session's id\n  \
+                 /quit             leave (Ctrl-D too)\n  \
+                 remember that …   files the rest with the update agent"
+            ),
+            "/efforts" if rest.first() == Some(&"all") => {
+                list(&[Kind::Effort], &[Status::Open, Status::Resolved])
+            }
+            "/efforts" => list(&[Kind::Effort], &[Status::Open]),
+            "/facts" => list(&[Kind::Fact], &[Status::Active]),
+            "/events" => list(&[Kind::Event], &[Status::Active]),
+            "/session" => println!("  {}", self.id),
+            "/forget" => {
+                let id = rest.first().ok_or_else(|| {
+                    failure(
+                        "/forget needs an artifact's id",
+                        Some("/efforts, /facts and /events show them"),
+                    )
+                })?;
+                let gone = chat.forget(id).map_err(knower_service::Error::from)?;
+                println!("  forgot {} “{}”", gone.id, gone.summary);
+            }
+            "/resolve" | "/reopen" => {
+                let id = rest
+                    .first()
+                    .ok_or_else(|| failure(format!("{name} needs an effort's id"), None))?;
+                let correction = if name == "/resolve" {
+                    knower_chat::Correction {
+                        status: Some(Status::Resolved),
+                        resolution: Some(rest[1..].join(" ")).filter(|r| !r.is_empty()),
+                        ..Default::default()
+                    }
+                } else {
+                    knower_chat::Correction {
+                        status: Some(Status::Open),
+                        ..Default::default()
+                    }
+                };
+                let a = chat
+                    .correct(id, correction)
+                    .map_err(knower_service::Error::from)?;
+                println!("  {}", a.line());
+            }
+            other => {
+                return Err(failure(
+                    format!("there is no command {other}"),
+                    Some("/help lists them"),
+                ));
+            }
+        }
+        Ok(true)
+    }
+}
+
+/// What an exchange did, under the reply.
+fn show(outcome: &ChatOutcome) {
+    let e = &outcome.exchange;
+    if e.cancelled {
+        println!("  (stopped)");
+    }
+    for change in &e.changes {
+        match change {
+            Change::Created { artifact } => println!(
+                "  + {} {}: {}",
+                artifact.kind.name(),
+                artifact.id,
+                artifact.summary
+            ),
+            Change::Resolved { artifact } => println!(
+                "  ✓ resolved {}: {} — {}",
+                artifact.id,
+                artifact.summary,
+                artifact.resolution.as_deref().unwrap_or("")
+            ),
+            Change::Archived { artifact } => {
+                println!("  archived {}: {}", artifact.id, artifact.summary)
+            }
+        }
+    }
+    if let Some(update) = &outcome.update {
+        println!(
+            "  remembered: {} ({})",
+            update.summary.as_deref().unwrap_or(&update.headline),
+            update.status()
+        );
+    }
+    if let Some(error) = &e.interpretation_error {
+        eprintln!("  warning: {error}");
+    }
+    let c = &e.context;
+    println!(
+        "  (context {} tokens: {} open efforts, {} memories, {} passages, {} past exchanges{})",
+        c.tokens,
+        c.efforts,
+        c.artifacts,
+        c.passages,
+        c.history,
+        e.usage
+            .map(|u| format!(" · {} tokens in, {} out", u.input_tokens, u.output_tokens))
+            .unwrap_or_default()
+    );
+}
+
+/// The REPL's line history, the CLI's own file under `.knower/`.
+fn history_file(root: &std::path::Path) -> PathBuf {
+    root.join(knower_vault::INTERNAL_DIR)
+        .join("cli")
+        .join("chat-history")
+}
