@@ -114,6 +114,16 @@ impl Agents {
         self.ask_within(question, mode, None)
     }
 
+    /// The offline engine's extractive answer, leaving out the files under
+    /// the `without` folders (the chat leaves out its own artifacts, which
+    /// it gives its model separately).
+    pub fn extract_answer(&self, question: &str, without: &[&str]) -> Result<Answer> {
+        if question.trim().is_empty() {
+            return Err(Error::Invalid("the question is empty".into()));
+        }
+        offline::answer_without(&self.index, question, Mode::Fast, None, without)
+    }
+
     /// Answers a question from one part of the vault: `project:NAME` or a
     /// folder (or file).
     pub fn ask_within(&self, question: &str, mode: Mode, scope: Option<&str>) -> Result<Answer> {

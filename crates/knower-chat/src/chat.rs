@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use knower_agents::{Agents, Source};
-use knower_index::{Index, Mode};
+use knower_index::Index;
 use knower_llm::Usage;
 use knower_llm::chat::{ChatMessage, ChatRequest};
 use knower_vault::{Author, INTERNAL_DIR, Vault};
@@ -201,7 +201,7 @@ impl Chat {
                     Some(text) => {
                         format!("_{OFFLINE}:_ sent to the update agent to file: “{text}”.")
                     }
-                    None => self.agents.ask_within(message, Mode::Fast, None)?.markdown,
+                    None => self.agents.extract_answer(message, &["chat"])?.markdown,
                 };
                 on_text(&answer);
                 (answer, false)

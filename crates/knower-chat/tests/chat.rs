@@ -413,3 +413,53 @@ fn an_exchange_logged_but_not_interpreted_is_interpreted_at_the_next_one() {
     assert_eq!(all[0].exchange, "20261101-090000-000001");
     assert_eq!(chat.recover().unwrap(), 0, "once");
 }
+
+#[test]
+fn the_log_only_ever_grows_whatever_is_done_with_the_memory() {
+    let fx = Fixture::new();
+    let chat = fx.chat(None);
+    let mut before = String::new();
+    let mut grew = |fx: &Fixture| {
+        let now = fx.log();
+        assert!(now.starts_with(&before), "the log was rewritten");
+        before = now;
+    };
+    let asked = say(&chat, "s", "Which database does the geocoder use?");
+    grew(&fx);
+    let Change::Created { artifact } = &asked.changes[0] else {
+        panic!()
+    };
+    chat.correct(
+        &artifact.id,
+        knower_chat::Correction {
+            summary: Some("Pick the geocoder's database".into()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    grew(&fx);
+    say(&chat, "s", "We decided: Postgres 16.");
+    grew(&fx);
+    chat.forget(&artifact.id).unwrap();
+    grew(&fx);
+    chat.recover().unwrap();
+    chat.expire().unwrap();
+    grew(&fx);
+    // Undoing every change the chat made leaves the log as it is.
+    let author = Author::new("test", "undo");
+    for record in fx.vault.log().unwrap().into_iter().rev() {
+        if record.actor == "chat" || record.actor == "user" {
+            let _ = fx.vault.undo(record.id, &author, true);
+        }
+    }
+    grew(&fx);
+    assert_eq!(fx.log().lines().count(), 2);
+    for refused in [
+        fx.vault.delete("chat/log.jsonl", &author).is_err(),
+        fx.vault.write("chat/log.jsonl", "", &author).is_err(),
+        fx.vault.rename("chat", "elsewhere", &author).is_err(),
+    ] {
+        assert!(refused);
+    }
+    grew(&fx);
+}

@@ -409,6 +409,19 @@ impl Harvester {
             if !proven {
                 continue;
             }
+            // The vault's own files (Knower's chat log) are sources to read,
+            // never to delete: the log is permanent.
+            let inside = match (source.path.canonicalize(), self.vault.root().canonicalize()) {
+                (Ok(path), Ok(root)) => path.starts_with(root),
+                _ => true,
+            };
+            if inside {
+                report.warnings.push(format!(
+                    "{}: kept, it is the vault's own file",
+                    source.path.display()
+                ));
+                continue;
+            }
             let unchanged = std::fs::read(&source.path)
                 .map(|now| Sha256::digest(&now) == Sha256::digest(&source.bytes))
                 .unwrap_or(false);

@@ -13,6 +13,7 @@
 //! server's durable queue, or the agent at once); the vault's tools call
 //! the vault's own operations.
 
+mod chat;
 mod harvest;
 mod memory;
 mod resources;
@@ -59,7 +60,10 @@ impl Knower {
             vault,
             service,
             changes,
-            tool_router: Knower::knower_tools() + Knower::memory_tools() + Knower::harvest_tools(),
+            tool_router: Knower::knower_tools()
+                + Knower::memory_tools()
+                + Knower::harvest_tools()
+                + Knower::chat_tools(),
         }
     }
 
@@ -179,7 +183,7 @@ impl ServerHandler for Knower {
              create_relations, search_nodes, open_nodes, read_graph…) keep entities as notes in \
              graph/. `harvest` turns the user's past conversations (Claude Code, ChatGPT and \
              Claude.ai exports) into facts, decisions, questions, playbooks and tasks in \
-             knowledge/.",
+             knowledge/. `chat` is a conversation that remembers what earlier ones concluded.",
         )
     }
 

@@ -98,6 +98,7 @@ async fn the_tools_are_listed_with_schemas_and_annotations() {
         "search_nodes",
         "open_nodes",
         "harvest",
+        "chat",
     ]
     .into();
     assert_eq!(listed, expected);
@@ -510,7 +511,7 @@ async fn the_vault_tools_work_and_bad_input_is_refused_while_the_server_keeps_se
         .await
         .expect_err("an unknown tool is a protocol error");
     assert!(unknown.to_string().contains("tool not found"), "{unknown}");
-    assert!(client.list_all_tools().await.unwrap().len() == 20);
+    assert!(client.list_all_tools().await.unwrap().len() == 21);
     client.cancel().await.unwrap();
 }
 
@@ -670,5 +671,37 @@ async fn harvest_is_a_dry_run_unless_told_to_apply() {
         refused.contains("could not read /no/such/file.json"),
         "{refused}"
     );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chat_answers_records_what_it_concluded_and_continues_a_session() {
+    let (fx, client) = session().await;
+    let first = ok(
+        &client,
+        "chat",
+        json!({"message": "Which city should we visit in April?"}),
+    )
+    .await;
+    assert!(
+        first["assistant"]
+            .as_str()
+            .unwrap()
+            .contains("offline engine"),
+        "{first}"
+    );
+    assert_eq!(first["changes"][0]["change"], "created");
+    let session = first["session"].as_str().unwrap().to_string();
+    let second = ok(
+        &client,
+        "chat",
+        json!({"message": "We decided: Kyoto in April.", "session": session}),
+    )
+    .await;
+    assert_eq!(second["changes"][0]["change"], "resolved", "{second}");
+    assert_eq!(second["context"]["history"], 1, "the session continues");
+    assert_eq!(fx.vault.read("chat/log.jsonl").unwrap().lines().count(), 2);
+    let refused = refused(&client, "chat", json!({"message": " "})).await;
+    assert!(refused.contains("empty"));
     client.cancel().await.unwrap();
 }

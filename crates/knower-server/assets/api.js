@@ -55,6 +55,47 @@ export async function request(method, path, body) {
   return data;
 }
 
+/// POSTs JSON and reads the answer as server-sent events, calling
+/// `onEvent(name, data)` for each (the chat's reply streams this way;
+/// `EventSource` cannot POST). `signal` aborts it.
+export async function postStream(path, body, onEvent, signal) {
+  const headers = { 'Content-Type': 'application/json', Accept: 'text/event-stream' };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  let response;
+  try {
+    response = await fetch(path, { method: 'POST', headers, body: JSON.stringify(body), signal });
+  } catch (error) {
+    if (error.name === 'AbortError') throw error;
+    throw new ApiError(0, 'unreachable', 'The Knower server cannot be reached. Is it still running?');
+  }
+  if (!response.ok) {
+    const text = await response.text();
+    let data = null;
+    try { data = JSON.parse(text); } catch { data = null; }
+    throw new ApiError(response.status, data?.error || `http_${response.status}`, data?.detail || text || response.statusText);
+  }
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += decoder.decode(value, { stream: true });
+    let end;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      let name = 'message';
+      const data = [];
+      for (const line of block.split('\n')) {
+        if (line.startsWith('event:')) name = line.slice(6).trim();
+        else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+      }
+      if (data.length) onEvent(name, JSON.parse(data.join('\n')));
+    }
+  }
+}
+
 export const get = (path) => request('GET', path);
 export const post = (path, body) => request('POST', path, body);
 

@@ -9,6 +9,7 @@ import { Tree } from './tree.js';
 import { Composer } from './composer.js';
 import { fileView, activityView, inboxView, inboxItemView, updatesView, journalView } from './views.js';
 import { knowledgeView } from './knowledge.js';
+import { chatView } from './chat.js';
 
 const ACTIVITY_KEY = 'knower-activity';
 const KEEP = 50;
@@ -171,6 +172,7 @@ class App {
     const parts = route.split('/').filter(Boolean);
     const [name, ...rest] = parts;
     const arg = rest.map(decodeURIComponent).join('/');
+    this.current?.leave?.();
     let view;
     switch (name) {
       case 'file': view = fileView(this, arg, params); break;
@@ -178,6 +180,7 @@ class App {
       case 'updates': view = updatesView(this); break;
       case 'journal': view = journalView(this); break;
       case 'knowledge': view = knowledgeView(this); break;
+      case 'chat': view = chatView(this); break;
       default: view = activityView(this);
     }
     view.name = name === 'inbox' && arg ? 'inbox-item' : name || 'activity';

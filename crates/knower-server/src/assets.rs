@@ -30,6 +30,7 @@ const ASSETS: &[Asset] = &[
     asset!("tree.js", JS),
     asset!("views.js", JS),
     asset!("knowledge.js", JS),
+    asset!("chat.js", JS),
     asset!("composer.js", JS),
     asset!("icon.svg", "image/svg+xml"),
 ];

@@ -760,3 +760,67 @@ fn the_knowledge_folder_is_listed_and_its_digest_can_be_turned_off() {
     let (_, again) = server.post("/api/knowledge/digest/delete", json!({}));
     assert_eq!(again, json!({"deleted": false}));
 }
+
+#[test]
+fn a_chat_reply_streams_as_server_sent_events_and_artifacts_can_be_corrected() {
+    let server = serve(None);
+    let body = block_on(async {
+        client()
+            .post(server.url("/chat"))
+            .json(&json!({"message": "Where do the tomatoes grow?"}))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap()
+    });
+    let events: Vec<(String, Value)> = body
+        .split("\n\n")
+        .filter_map(|block| {
+            let name = block.lines().find_map(|l| l.strip_prefix("event: "))?;
+            let data = block.lines().find_map(|l| l.strip_prefix("data: "))?;
+            Some((name.to_string(), serde_json::from_str(data).ok()?))
+        })
+        .collect();
+    let names: Vec<&str> = events.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names.first(), Some(&"session"), "{body}");
+    assert!(
+        names.contains(&"delta") && names.last() == Some(&"done"),
+        "{names:?}"
+    );
+    let done = &events.last().unwrap().1;
+    assert!(
+        done["assistant"].as_str().unwrap().contains("south wall"),
+        "{done}"
+    );
+    assert!(done["html"].as_str().unwrap().contains("south wall"));
+    assert_eq!(done["changes"][0]["change"], "created");
+    let id = done["changes"][0]["artifact"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let session = events[0].1["session"].as_str().unwrap().to_string();
+
+    let (status, overview) = server.get(&format!("/api/chat?session={session}"));
+    assert_eq!(status, 200);
+    assert_eq!(overview["exchanges"].as_array().unwrap().len(), 1);
+    assert_eq!(overview["artifacts"][0]["id"], id.as_str());
+    let (status, fixed) = server.post(
+        &format!("/api/chat/artifacts/{id}"),
+        json!({"status": "resolved", "resolution": "on the south wall"}),
+    );
+    assert_eq!(
+        (status, fixed["status"].as_str()),
+        (200, Some("resolved")),
+        "{fixed}"
+    );
+    let (status, _) = server.post(&format!("/api/chat/artifacts/{id}/forget"), json!({}));
+    assert_eq!(status, 200);
+    let (status, missing) = server.post("/api/chat/artifacts/e00000000/forget", json!({}));
+    assert_eq!(status, 400, "{missing}");
+    let (status, _) = server.post("/api/chat/artifacts/../../x/forget", json!({}));
+    assert!(status >= 400);
+    let (status, empty) = server.post("/chat", json!({"message": "  "}));
+    assert_eq!(status, 400, "{empty}");
+}

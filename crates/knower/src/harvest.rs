@@ -15,12 +15,12 @@ pub fn harvest(
     reclaim: bool,
     no_harvest: bool,
 ) -> Outcome {
+    let vault = ctx.vault()?;
     let paths = if paths.is_empty() {
-        default_sources()?
+        default_sources(vault.root())?
     } else {
         paths
     };
-    let vault = ctx.vault()?;
     // A dry run changes nothing, not even the processing of outside edits.
     let changing = apply || reclaim;
     let (vault, index) = if changing {
@@ -68,26 +68,29 @@ pub fn harvest(
     Ok(())
 }
 
-/// Where conversations usually are: Claude Code's transcripts.
-fn default_sources() -> Result<Vec<PathBuf>, crate::output::Failure> {
-    let home = std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
-        .ok_or_else(|| {
-            failure(
-                "no source given and $HOME is not set",
-                Some("name the conversation files or folders to harvest"),
-            )
-        })?;
-    let claude = PathBuf::from(home).join(".claude/projects");
-    if !claude.is_dir() {
+/// Where conversations usually are: Claude Code's transcripts, and
+/// Knower's own chat log.
+fn default_sources(root: &std::path::Path) -> Result<Vec<PathBuf>, crate::output::Failure> {
+    let mut sources = Vec::new();
+    if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+        let claude = PathBuf::from(home).join(".claude/projects");
+        if claude.is_dir() {
+            sources.push(claude);
+        }
+    }
+    let chat = root.join(knower_chat::LOG);
+    if chat.is_file() {
+        sources.push(chat);
+    }
+    if sources.is_empty() {
         return Err(failure(
-            format!("no source given, and there is no {}", claude.display()),
+            "no source given, and there is neither ~/.claude/projects nor a chat log in the vault",
             Some(
                 "name the conversation files or folders to harvest, e.g. a ChatGPT export's conversations.json",
             ),
         ));
     }
-    Ok(vec![claude])
+    Ok(sources)
 }
 
 fn print(report: &Report) {

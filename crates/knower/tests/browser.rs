@@ -773,3 +773,91 @@ fn the_knowledge_view_shows_the_digest_the_files_and_the_ledger_and_turns_the_di
         b
     });
 }
+
+// ---- the chat ----------------------------------------------------------------
+
+#[test]
+fn the_chat_view_streams_a_reply_shows_what_it_concluded_and_corrects_it() {
+    let dir = fixture();
+    let server = serve(dir.path(), "127.0.0.1:0", None);
+    let vault = dir.path().to_path_buf();
+    scenario(|b| async move {
+        b.goto(&format!("{}/#/chat", server.url)).await;
+        b.until("the chat is shown", "document.querySelector('#chat-input')")
+            .await;
+        assert_eq!(
+            b.eval("getComputedStyle(document.querySelector('#composer')).display")
+                .await,
+            json!("none"),
+            "one input at a time"
+        );
+        let input = b.client.find(Locator::Css("#chat-input")).await.unwrap();
+        input
+            .send_keys(&format!(
+                "Which database does the Atlas geocoding API use?{ENTER}"
+            ))
+            .await
+            .unwrap();
+        b.until(
+            "the reply is there with the effort it opened",
+            "document.querySelector('.chat-exchange .artifact[data-change=created]')",
+        )
+        .await;
+        assert!(
+            b.eval("document.querySelector('.chat-reply').innerText")
+                .await
+                .as_str()
+                .unwrap()
+                .contains("offline engine")
+        );
+        b.until(
+            "the effort is listed as open",
+            "document.querySelectorAll('#chat-efforts .artifact').length === 1",
+        )
+        .await;
+        let input = b.client.find(Locator::Css("#chat-input")).await.unwrap();
+        input
+            .send_keys(&format!(
+                "We decided: the geocoding API stays on Postgres.{ENTER}"
+            ))
+            .await
+            .unwrap();
+        b.until(
+            "the effort is resolved",
+            "document.querySelector('.chat-exchange:last-child .artifact[data-change=resolved]')",
+        )
+        .await;
+        b.until(
+            "nothing is open",
+            "document.querySelectorAll('#chat-efforts .artifact').length === 0",
+        )
+        .await;
+        b.screenshot("9-chat").await;
+        // The user disagrees: reopen it.
+        b.click(
+            ".chat-exchange:last-child .artifact[data-change=resolved] .artifact-actions button",
+        )
+        .await;
+        b.until(
+            "the effort is open again",
+            "document.querySelectorAll('#chat-efforts .artifact').length === 1",
+        )
+        .await;
+        let id = b
+            .eval("document.querySelector('#chat-efforts .artifact').dataset.id")
+            .await;
+        let note = std::fs::read_to_string(
+            vault.join(format!("chat/artifacts/{}.md", id.as_str().unwrap())),
+        )
+        .unwrap();
+        assert!(note.contains("status: \"open\""), "{note}");
+        // A reload shows the conversation again.
+        b.goto(&format!("{}/#/chat", server.url)).await;
+        b.until(
+            "the history is back",
+            "document.querySelectorAll('.chat-exchange').length === 2",
+        )
+        .await;
+        b
+    });
+}

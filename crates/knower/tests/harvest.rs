@@ -163,3 +163,36 @@ fn a_harvest_killed_half_way_finishes_at_the_next_run_with_nothing_twice() {
         "{log}"
     );
 }
+
+#[test]
+fn the_chat_log_is_a_source_to_read_never_to_reclaim() {
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    knower(&vault, &["init"], "");
+    knower(
+        &vault,
+        &[
+            "chat",
+            "We decided to keep weekly rotations for the on-call in 2027.",
+        ],
+        "",
+    );
+    // No path: the vault's chat log is among the usual places (HOME has no
+    // ~/.claude here).
+    let mut command = knower_command(&vault);
+    command
+        .env("HOME", dir.path())
+        .args(["--json", "harvest", "--apply", "--reclaim"]);
+    let report: serde_json::Value = serde_json::from_str(&support::succeed(command, "")).unwrap();
+    assert_eq!(report["harvested"], 1, "{report}");
+    assert!(report["reclaimed"].as_array().unwrap().is_empty());
+    assert!(
+        vault.join("chat/log.jsonl").exists(),
+        "the chat log is permanent"
+    );
+    let decisions = std::fs::read_to_string(vault.join("knowledge/decisions.md")).unwrap();
+    assert!(
+        decisions.contains("We decided to keep weekly rotations"),
+        "{decisions}"
+    );
+}

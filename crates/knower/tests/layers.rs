@@ -132,3 +132,59 @@ fn surfaces_reach_the_agents_the_queue_and_searches_through_the_service() {
         "surface code that bypasses the service: {found:#?}"
     );
 }
+
+/// The chat log is permanent: the only code that writes it is the vault's
+/// append (`Vault::append_record`, which appends in place), and the vault
+/// refuses every other operation on it (`knower-vault`'s `APPEND_ONLY`,
+/// tested there). Here: no source names the log with a call that could
+/// rewrite, move or delete it.
+#[test]
+fn nothing_but_the_append_touches_the_chat_log() {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(root().join("crates")).unwrap() {
+        let src = entry.unwrap().path().join("src");
+        let mut stack = vec![src];
+        while let Some(dir) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    stack.push(path);
+                    continue;
+                }
+                if path.extension().is_none_or(|e| e != "rs") {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap();
+                for (n, line) in text.lines().enumerate() {
+                    let names_log = line.contains("chat/log.jsonl")
+                        || line.contains("LOG,")
+                        || line.contains("(LOG)")
+                        || line.contains("::LOG");
+                    let changes = [
+                        ".write(",
+                        ".delete(",
+                        ".rename(",
+                        ".edit(",
+                        "remove_file",
+                        "set_len",
+                        "truncate",
+                        "File::create",
+                        ".append(LOG",
+                    ]
+                    .iter()
+                    .any(|call| line.contains(call));
+                    if names_log && changes {
+                        found.push(format!("{}:{}: {}", path.display(), n + 1, line.trim()));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "code that could rewrite the chat log: {found:#?}"
+    );
+}

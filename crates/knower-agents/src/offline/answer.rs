@@ -15,10 +15,25 @@ const PASSAGES: usize = 6;
 const PASSAGE_CHARS: usize = 600;
 
 pub fn answer(index: &Index, question: &str, mode: Mode, scope: Option<&str>) -> Result<Answer> {
+    answer_without(index, question, mode, scope, &[])
+}
+
+/// The same, leaving out passages of files under the `without` folders.
+pub fn answer_without(
+    index: &Index,
+    question: &str,
+    mode: Mode,
+    scope: Option<&str>,
+    without: &[&str],
+) -> Result<Answer> {
     let options = SearchOptions {
         mode,
         scope: scope.map(str::to_string),
-        limit: PASSAGES,
+        limit: if without.is_empty() {
+            PASSAGES
+        } else {
+            PASSAGES * 4
+        },
     };
     let query: String = question
         .chars()
@@ -30,7 +45,13 @@ pub fn answer(index: &Index, question: &str, mode: Mode, scope: Option<&str>) ->
             }
         })
         .collect();
-    let results = index.search(&query, &options)?;
+    let mut results = index.search(&query, &options)?;
+    results.hits.retain(|hit| {
+        !without
+            .iter()
+            .any(|folder| hit.path.starts_with(&format!("{folder}/")))
+    });
+    results.hits.truncate(PASSAGES);
     let mut markdown = format!(
         "_{OFFLINE}: no LLM is configured, so this is not a written answer but the \
          passages of your vault that best match the question._\n\n"

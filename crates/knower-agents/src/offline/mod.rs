@@ -7,5 +7,5 @@ mod answer;
 mod route;
 mod update;
 
-pub use answer::answer;
+pub use answer::{answer, answer_without};
 pub use route::{Answered, Decision, Kind, kind_of, read_answer, route};

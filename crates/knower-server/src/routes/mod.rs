@@ -2,6 +2,7 @@
 //! into calls on the vault, the index, the agents and the queue; they hold
 //! no logic of their own.
 
+mod chat;
 mod journal;
 mod knowledge;
 mod search;
@@ -41,6 +42,10 @@ pub fn router(app: Arc<App>, guard: Arc<Guard>, mcp: knower_mcp::HttpService) ->
         .route("/updates/{id}", get(updates::show))
         .route("/updates/{id}/retry", post(updates::retry))
         .route("/search", post(search::search))
+        .route("/chat", post(chat::chat))
+        .route("/api/chat", get(chat::overview))
+        .route("/api/chat/artifacts/{id}", post(chat::correct))
+        .route("/api/chat/artifacts/{id}/forget", post(chat::forget))
         .route("/sse", get(sse::stream))
         .route("/api/tree", get(vault::tree))
         .route("/api/file", get(vault::file))
