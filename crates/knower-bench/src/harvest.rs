@@ -10,7 +10,6 @@
 //!   was filled; the same against searching the raw sessions;
 //! - the digest's regeneration time with 10,000 items.
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -18,18 +17,8 @@ use std::time::{Duration, Instant};
 use knower_harvest::{Harvester, Options};
 use knower_index::{Index, Mode, SearchOptions};
 use knower_vault::{Author, Vault};
-use serde_json::Value;
 
-struct Question {
-    conversation: String,
-    text: String,
-    evidence: Vec<String>,
-}
-
-struct Conversation {
-    id: String,
-    sessions: Vec<(String, String)>,
-}
+use crate::locomo::{self, fill};
 
 pub fn run(args: &[String]) -> Result<(), String> {
     let data: PathBuf = crate::option(
@@ -43,7 +32,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let items: usize = crate::option(args, "--items", 10_000)?;
     let temp = tempfile::TempDir::new().map_err(|e| e.to_string())?;
     let work = temp.path();
-    let (conversations, turns, questions) = load(&data.join("locomo/locomo10.json"))?;
+    let locomo = locomo::load(&data.join("locomo/locomo10.json"))?;
+    let (conversations, questions) = (&locomo.conversations, &locomo.questions);
     let sessions: usize = conversations.iter().map(|c| c.sessions.len()).sum();
     eprintln!(
         "LoCoMo: {} conversations, {sessions} sessions, {} questions",
@@ -53,11 +43,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
 
     // The sources: one text file a session, `Speaker: text` a line.
     let sources = work.join("sources");
-    for c in &conversations {
-        for (name, text) in &c.sessions {
-            let path = sources.join(&c.id).join(format!("{name}.md"));
+    for c in conversations {
+        for s in &c.sessions {
+            let path = sources
+                .join(&c.id)
+                .join(format!("{}-session-{:02}.md", c.id, s.n));
             std::fs::create_dir_all(path.parent().unwrap()).map_err(|e| e.to_string())?;
-            std::fs::write(&path, text).map_err(|e| e.to_string())?;
+            std::fs::write(&path, s.text()).map_err(|e| e.to_string())?;
         }
     }
 
@@ -82,7 +74,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut harvest_time = Duration::ZERO;
     let mut knowledge: Vec<(String, Arc<Index>, usize)> = Vec::new();
     let mut added = 0;
-    for c in &conversations {
+    for c in conversations {
         let v = vault(&work.join("knowledge").join(&c.id))?;
         let started = Instant::now();
         let report = Harvester::new(v.clone(), None)
@@ -108,17 +100,21 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let raw_tokens: usize = conversations
         .iter()
         .flat_map(|c| &c.sessions)
-        .map(|(_, t)| t.len().div_ceil(4))
+        .map(|s| s.text().len().div_ceil(4))
         .sum();
     let kept_tokens: usize = knowledge.iter().map(|(_, _, t)| t).sum();
 
     // The raw sessions, searched the same way.
     let raw_vault = vault(&work.join("raw"))?;
     let author = Author::new("bench", "LoCoMo session");
-    for c in &conversations {
-        for (name, text) in &c.sessions {
+    for c in conversations {
+        for s in &c.sessions {
             raw_vault
-                .write(&format!("{}/{name}.md", c.id), text, &author)
+                .write(
+                    &format!("{}/session-{:02}.md", c.id, s.n),
+                    &s.text(),
+                    &author,
+                )
                 .map_err(|e| e.to_string())?;
         }
     }
@@ -126,7 +122,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     raw.catch_up(&mut |_, _| {}).map_err(|e| e.to_string())?;
 
     let mut recall = [[0.0f64; 2]; 2];
-    for q in &questions {
+    for q in questions {
         let harvested = &knowledge
             .iter()
             .find(|(id, _, _)| *id == q.conversation)
@@ -138,18 +134,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         ];
         for (side, hits) in ranked.iter().enumerate() {
             for (b, budget) in [1000usize, 2000].into_iter().enumerate() {
-                let filled = fill(hits, budget);
-                let words = content_words(&filled);
-                let found = q
-                    .evidence
-                    .iter()
-                    .filter(|e| {
-                        turns
-                            .get(&format!("{}/{e}", q.conversation))
-                            .is_some_and(|turn| represented(turn, &words))
-                    })
-                    .count();
-                recall[side][b] += found as f64 / q.evidence.len() as f64;
+                recall[side][b] += locomo::recall(&locomo, q, &fill(hits, budget));
             }
         }
     }
@@ -251,107 +236,4 @@ fn passages(index: &Index, question: &str, scope: Option<&str>) -> Result<Vec<St
         )
         .map_err(|e| e.to_string())?;
     Ok(results.hits.into_iter().map(|h| h.text).collect())
-}
-
-fn fill(passages: &[String], budget: usize) -> String {
-    let mut used = 0;
-    let mut out = String::new();
-    for p in passages {
-        let tokens = p.chars().count().div_ceil(4);
-        if used + tokens > budget {
-            break;
-        }
-        used += tokens;
-        out.push_str(p);
-        out.push('\n');
-    }
-    out
-}
-
-const STOP: [&str; 30] = [
-    "the", "and", "for", "with", "that", "this", "you", "your", "are", "was", "were", "have",
-    "has", "had", "but", "not", "it's", "i'm", "what", "how", "about", "from", "they", "them",
-    "there", "been", "just", "really", "that's", "too",
-];
-
-fn content_words(text: &str) -> HashSet<String> {
-    text.split(|c: char| !c.is_alphanumeric() && c != '\'')
-        .map(str::to_lowercase)
-        .filter(|w| w.len() > 2 && !STOP.contains(&w.as_str()))
-        .collect()
-}
-
-/// Half of the turn's content words are in what was filled.
-fn represented(turn: &str, filled: &HashSet<String>) -> bool {
-    let words = content_words(turn);
-    !words.is_empty() && words.iter().filter(|w| filled.contains(*w)).count() * 2 >= words.len()
-}
-
-type Loaded = (
-    Vec<Conversation>,
-    std::collections::HashMap<String, String>,
-    Vec<Question>,
-);
-
-fn load(file: &Path) -> Result<Loaded, String> {
-    let data: Vec<Value> = serde_json::from_str(
-        &std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?,
-    )
-    .map_err(|e| e.to_string())?;
-    let mut conversations = Vec::new();
-    let mut turns = std::collections::HashMap::new();
-    let mut questions = Vec::new();
-    for sample in &data {
-        let id = sample["sample_id"].as_str().unwrap_or("conv").to_string();
-        let conv = &sample["conversation"];
-        let mut sessions = Vec::new();
-        for n in 1.. {
-            let Some(list) = conv[format!("session_{n}")].as_array() else {
-                break;
-            };
-            let mut text = String::new();
-            for turn in list {
-                let mut said = turn["text"].as_str().unwrap_or("").to_string();
-                if let Some(caption) = turn["blip_caption"].as_str() {
-                    said.push_str(&format!(" [shares a photo: {caption}]"));
-                }
-                text.push_str(&format!(
-                    "{}: {}\n",
-                    turn["speaker"].as_str().unwrap_or("Someone"),
-                    said.replace('\n', " ")
-                ));
-                if let Some(dia) = turn["dia_id"].as_str() {
-                    turns.insert(format!("{id}/{dia}"), said);
-                }
-            }
-            sessions.push((format!("{id}-session-{n:02}"), text));
-        }
-        for qa in sample["qa"].as_array().into_iter().flatten() {
-            let category = qa["category"].as_u64().unwrap_or(0);
-            if !(1..=4).contains(&category) {
-                continue;
-            }
-            let evidence: Vec<String> = qa["evidence"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|e| e.as_str())
-                .flat_map(|e| e.split([';', ',']))
-                .map(|e| e.trim().to_string())
-                .filter(|e| !e.is_empty())
-                .collect::<std::collections::BTreeSet<_>>()
-                .into_iter()
-                .collect();
-            if evidence.is_empty() {
-                continue;
-            }
-            questions.push(Question {
-                conversation: id.clone(),
-                text: qa["question"].as_str().unwrap_or_default().to_string(),
-                evidence,
-            });
-        }
-        conversations.push(Conversation { id, sessions });
-    }
-    Ok((conversations, turns, questions))
 }

@@ -8,6 +8,7 @@
 //!     cargo run --release -p knower-bench -- server [--clients N] [--per-client N] [--notes N]
 //!     cargo run --release -p knower-bench -- graph [--entities N] [--rounds N]
 //!     cargo run --release -p knower-bench -- harvest [--items N] [--data PATH]
+//!     cargo run --release -p knower-bench -- chat [--conversations N] [--data PATH]
 //!     cargo run --release -p knower-bench -- search [--only quality|speed] [--sweep]
 //!         [--modes fast,vector,deep] [--chunk-chars N] [--files N] [--queries N] [--embed N]
 //!         [--questions N] [--embed N] [--data PATH] [--dir PATH]
@@ -16,8 +17,10 @@
 //! Face cache. Its data is read from ../shared/bench (or --data).
 
 mod agents;
+mod chat;
 mod graph;
 mod harvest;
+mod locomo;
 mod search_quality;
 mod search_speed;
 mod server;
@@ -35,7 +38,8 @@ fn main() -> ExitCode {
         Some("server") => server::run(&args[1..]),
         Some("graph") => graph::run(&args[1..]),
         Some("harvest") => harvest::run(&args[1..]),
-        _ => Err("usage: knower-bench vault [--files N] [--writes N] [--dir PATH]\n       knower-bench agents [--notes N] [--updates N] [--verbose]\n       knower-bench server [--clients N] [--per-client N] [--notes N]\n       knower-bench graph [--entities N] [--rounds N]\n       knower-bench harvest [--items N] [--data PATH]\n       knower-bench search [--only quality|speed] [--sweep] [--modes fast,vector,deep] [--chunk-chars N] [--files N] [--queries N] [--embed N] [--questions N] [--data PATH] [--dir PATH]".to_string()),
+        Some("chat") => chat::run(&args[1..]),
+        _ => Err("usage: knower-bench vault [--files N] [--writes N] [--dir PATH]\n       knower-bench agents [--notes N] [--updates N] [--verbose]\n       knower-bench server [--clients N] [--per-client N] [--notes N]\n       knower-bench graph [--entities N] [--rounds N]\n       knower-bench harvest [--items N] [--data PATH]\n       knower-bench chat [--conversations N] [--data PATH]\n       knower-bench search [--only quality|speed] [--sweep] [--modes fast,vector,deep] [--chunk-chars N] [--files N] [--queries N] [--embed N] [--questions N] [--data PATH] [--dir PATH]".to_string()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -86,6 +86,12 @@ pub struct Chat {
     index: Arc<Index>,
     agents: Arc<Agents>,
     settings: Settings,
+    /// Recovery runs before this process's first exchange: afterwards each
+    /// exchange is interpreted as it is logged.
+    recovered: std::sync::Once,
+    /// When expiry last looked (seconds since the epoch): once an hour is
+    /// plenty for a rule counted in days.
+    expired_at: std::sync::atomic::AtomicI64,
 }
 
 impl Chat {
@@ -112,6 +118,8 @@ impl Chat {
             index,
             agents,
             settings,
+            recovered: std::sync::Once::new(),
+            expired_at: std::sync::atomic::AtomicI64::new(i64::MIN),
         }
     }
 
@@ -179,8 +187,7 @@ impl Chat {
         if message.trim().is_empty() {
             return Err(ChatError::Invalid("the message is empty".into()));
         }
-        self.recover()?;
-        self.expire()?;
+        self.housekeeping()?;
         let context = self.context_for(session, message);
         let mut usage = Usage::default();
         let (answer, cancelled) = match self.agents.llm() {
@@ -393,6 +400,22 @@ impl Chat {
         })?;
         self.mark_interpreted(&record.id)?;
         Ok(changes)
+    }
+
+    /// Before an exchange: what a stopped process logged but did not
+    /// interpret (once a process), and expiry (once an hour).
+    fn housekeeping(&self) -> Result<(), ChatError> {
+        let mut recovered = Ok(0);
+        self.recovered.call_once(|| recovered = self.recover());
+        recovered?;
+        let now = jiff::Timestamp::now().as_second();
+        let last = self.expired_at.load(std::sync::atomic::Ordering::Relaxed);
+        if now.saturating_sub(last) >= 3600 {
+            self.expired_at
+                .store(now, std::sync::atomic::Ordering::Relaxed);
+            self.expire()?;
+        }
+        Ok(())
     }
 
     /// Exchanges logged but not interpreted (the process stopped between
