@@ -13,8 +13,14 @@ enum Line {
     Relation(Relation),
 }
 
-/// Reads a `memory.jsonl`; an unreadable line is an error that names it.
+/// Reads a `memory.jsonl` — or a whole graph as one JSON object
+/// (`{"entities": […], "relations": […]}`, what `read_graph` returns and
+/// the gardener's snapshots are); an unreadable line is an error that
+/// names it.
 pub fn parse(text: &str) -> Result<KnowledgeGraph, String> {
+    if let Ok(whole) = serde_json::from_str::<KnowledgeGraph>(text) {
+        return Ok(whole);
+    }
     let mut graph = KnowledgeGraph::default();
     for (number, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
@@ -63,5 +69,14 @@ mod tests {
         let broken = parse("{\"type\":\"entity\",\"name\":\"A\"}\n").unwrap_err();
         assert!(broken.starts_with("line 1:"), "{broken}");
         assert!(parse("{\"type\":\"node\"}").is_err());
+    }
+
+    #[test]
+    fn reads_a_whole_graph_as_read_graph_returns_it() {
+        let text = r#"{"entities":[{"name":"Alice","entityType":"person","observations":[]}],
+  "relations":[{"from":"Alice","to":"Alice","relationType":"knows"}]}"#;
+        let graph = parse(text).unwrap();
+        assert_eq!(graph.entities[0].name, "Alice");
+        assert_eq!(graph.relations[0].relation_type, "knows");
     }
 }

@@ -15,7 +15,7 @@ pub(crate) const TEMP_PREFIX: &str = ".knower-tmp-";
 /// old content or the new, never a mix: temporary file in the same folder,
 /// fsync, rename over the target, fsync of the folder. The file keeps the
 /// permissions of the one it replaces; a new file gets the usual 0666 & !umask.
-pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = path
         .parent()
         .ok_or_else(|| io::Error::other("no parent folder"))?;

@@ -33,6 +33,8 @@ mod watch;
 pub use batch::Batch;
 pub use blobs::Hash;
 pub use error::{Error, Result};
+/// For a feature's own state under `.knower/` (not a note: not journaled).
+pub use fsutil::write_atomic;
 pub use journal::{ChangeRecord, FileChange, Version};
 pub use manifest::{Entry, EntryKind};
 pub use path::{VaultPath, slug};

@@ -1,0 +1,109 @@
+//! `[garden]` in the vault's `knower.toml`, with the environment's keys.
+
+use serde::Deserialize;
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Settings {
+    /// Hours between two scheduled cycles (`knower serve`).
+    pub every_hours: u64,
+    /// `brave`, `searxng` or `none` (feeds only); by default Brave when
+    /// `BRAVE_API_KEY` is set, else SearxNG when `searxng_url` is, else none.
+    pub search: Option<String>,
+    pub searxng_url: Option<String>,
+    pub brave_url: String,
+    /// Seed 001's bounds, per cycle.
+    pub max_searches: usize,
+    pub max_fetches: usize,
+    pub max_candidates: usize,
+    pub topics_per_cycle: usize,
+    /// A topic tended less than this long ago is left to cool.
+    pub cooling_hours: u64,
+    /// Results of one search considered.
+    pub results_per_search: usize,
+    pub max_page_bytes: usize,
+    pub timeout_secs: u64,
+    /// Snapshots kept (one a day).
+    pub keep_snapshots: usize,
+    /// A topic with fewer confirmed facts than this is sparse.
+    pub sparse_below: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            every_hours: 24,
+            search: None,
+            searxng_url: None,
+            brave_url: "https://api.search.brave.com/res/v1/web/search".into(),
+            max_searches: 5,
+            max_fetches: 3,
+            max_candidates: 10,
+            topics_per_cycle: 3,
+            cooling_hours: 24,
+            results_per_search: 10,
+            max_page_bytes: 2 << 20,
+            timeout_secs: 20,
+            keep_snapshots: 30,
+            sparse_below: 3,
+        }
+    }
+}
+
+/// Which search provider a cycle uses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Provider {
+    Brave { url: String, key: String },
+    Searxng { url: String },
+    None,
+}
+
+impl Settings {
+    pub fn parse(toml_text: &str) -> Result<Settings, String> {
+        let file: toml::Table =
+            toml::from_str(toml_text).map_err(|e| format!("knower.toml: {e}"))?;
+        match file.get("garden") {
+            None => Ok(Settings::default()),
+            Some(section) => section
+                .clone()
+                .try_into()
+                .map_err(|e| format!("knower.toml [garden]: {e}")),
+        }
+    }
+
+    /// The provider these settings and `env` (the environment) choose.
+    pub fn provider(&self, env: &dyn Fn(&str) -> Option<String>) -> Result<Provider, String> {
+        let key = env("BRAVE_API_KEY")
+            .or_else(|| env("KNOWER_BRAVE_API_KEY"))
+            .filter(|k| !k.is_empty());
+        let searxng = env("KNOWER_SEARXNG_URL")
+            .or_else(|| self.searxng_url.clone())
+            .filter(|u| !u.is_empty());
+        match self.search.as_deref() {
+            Some("brave") => key
+                .map(|key| Provider::Brave {
+                    url: self.brave_url.clone(),
+                    key,
+                })
+                .ok_or_else(|| {
+                    "[garden] search = \"brave\" needs BRAVE_API_KEY in the environment".to_string()
+                }),
+            Some("searxng") => searxng.map(|url| Provider::Searxng { url }).ok_or_else(|| {
+                "[garden] search = \"searxng\" needs searxng_url (or KNOWER_SEARXNG_URL)"
+                    .to_string()
+            }),
+            Some("none") => Ok(Provider::None),
+            Some(other) => Err(format!(
+                "[garden] search must be \"brave\", \"searxng\" or \"none\", not {other:?}"
+            )),
+            None => Ok(match (key, searxng) {
+                (Some(key), _) => Provider::Brave {
+                    url: self.brave_url.clone(),
+                    key,
+                },
+                (None, Some(url)) => Provider::Searxng { url },
+                (None, None) => Provider::None,
+            }),
+        }
+    }
+}
