@@ -165,6 +165,14 @@ impl Garden {
         }
     }
 
+    /// Whether a search provider is configured (without one, only feeds are read).
+    pub fn can_search(&self) -> bool {
+        matches!(
+            self.provider,
+            Ok(Provider::Brave { .. } | Provider::Searxng { .. })
+        )
+    }
+
     /// Adds a topic (`garden/topics/<slug>.md`).
     pub fn add_topic(&self, new: NewTopic) -> Result<Topic, GardenError> {
         let name = new.name.trim();

@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use knower_graph::{Entity, KnowledgeGraph, Relation};
+use serde::Serialize;
 
 use crate::GardenError;
 use crate::extract::content_words;
@@ -60,7 +60,32 @@ fn name(text: &str) -> String {
     }
 }
 
-pub fn graph(topics: &[Topic], sources: &HashMap<String, Source>) -> KnowledgeGraph {
+/// The reference server's entity and relation, with its JSON names. (The
+/// gardener writes them; `knower-graph` reads them — features do not use
+/// one another, the format is what they share.)
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Entity {
+    pub name: String,
+    pub entity_type: String,
+    pub observations: Vec<String>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Relation {
+    pub from: String,
+    pub to: String,
+    pub relation_type: String,
+}
+
+#[derive(Serialize)]
+pub struct Graph {
+    pub entities: Vec<Entity>,
+    pub relations: Vec<Relation>,
+}
+
+pub fn graph(topics: &[Topic], sources: &HashMap<String, Source>) -> Graph {
     let mut entities = Vec::new();
     let mut relations = Vec::new();
     let relation = |from: &str, to: &str, kind: &str| Relation {
@@ -153,7 +178,7 @@ pub fn graph(topics: &[Topic], sources: &HashMap<String, Source>) -> KnowledgeGr
             "RELATED_TO",
         ));
     }
-    KnowledgeGraph {
+    Graph {
         entities,
         relations,
     }

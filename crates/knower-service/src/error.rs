@@ -25,6 +25,8 @@ pub enum Error {
     Harvest(#[from] knower_harvest::HarvestError),
     #[error(transparent)]
     Chat(#[from] knower_chat::ChatError),
+    #[error(transparent)]
+    Garden(#[from] knower_garden::GardenError),
     /// The server running on the vault refused or failed the request.
     #[error("{message}")]
     Remote {
@@ -81,6 +83,12 @@ impl Error {
                 | knower_chat::ChatError::Llm(_) => Kind::Upstream,
                 _ => Kind::Internal,
             },
+            Error::Garden(e) => match e {
+                knower_garden::GardenError::Invalid(_) => Kind::Invalid,
+                knower_garden::GardenError::Busy => Kind::Unavailable,
+                knower_garden::GardenError::Io(_) => Kind::Internal,
+                knower_garden::GardenError::Vault(v) => vault_kind(v),
+            },
             Error::Remote { kind, .. } => *kind,
             Error::Internal(_) => Kind::Internal,
         }
@@ -96,6 +104,10 @@ impl Error {
             }
             Error::Agents(knower_agents::Error::Vault(v)) => v.hint(),
             Error::Harvest(knower_harvest::HarvestError::Vault(v)) => v.hint(),
+            Error::Garden(knower_garden::GardenError::Vault(v)) => v.hint(),
+            Error::Garden(knower_garden::GardenError::Busy) => {
+                Some("wait for it to finish (`knower garden list` says when the last one ran)")
+            }
             Error::Agents(knower_agents::Error::Index(i)) => i.hint(),
             Error::Remote { hint, .. } => return hint.clone(),
             _ => None,

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use knower_agents::{Agents, Answer, INBOX, InboxItem, Payload, Prompt};
 use knower_chat::{Chat, Exchange};
+use knower_garden::{Cycle, Garden, Progress, RunOptions};
 use knower_index::{Index, Mode, Results, SearchOptions};
 use knower_vault::{INTERNAL_DIR, Vault};
 use serde_json::json;
@@ -39,6 +40,8 @@ pub struct Service {
     queue: Option<Arc<Queue>>,
     /// The chat over the same vault, index and engine.
     chat: Chat,
+    /// The gardener of the vault's topics.
+    garden: Arc<Garden>,
     /// The background embedder, started by the first search with vectors
     /// in a serving process.
     embedder: OnceLock<()>,
@@ -63,10 +66,12 @@ pub struct Question {
     pub scope: Option<String>,
 }
 
-/// A service that runs the vault's queue, with its worker.
+/// A service that runs the vault's queue, with its worker, and the
+/// gardener's schedule.
 pub struct Serving {
     pub service: Arc<Service>,
     worker: JoinHandle<()>,
+    stopping: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Service {
@@ -105,7 +110,13 @@ impl Service {
         }));
         follow_vault(&vault, &service.events);
         let worker = worker::spawn(queue, agents, vault);
-        Ok(Serving { service, worker })
+        let stopping = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        schedule_garden(&service, stopping.clone());
+        Ok(Serving {
+            service,
+            worker,
+            stopping,
+        })
     }
 
     /// A service over agents made elsewhere (tests, benchmarks).
@@ -116,11 +127,17 @@ impl Service {
         queue: Option<Arc<Queue>>,
     ) -> Result<Service> {
         let chat = Chat::open(vault.clone(), index.clone(), agents.clone())?;
+        let garden = Arc::new(Garden::open(
+            vault.clone(),
+            Some(index.clone()),
+            agents.llm(),
+        )?);
         Ok(Service {
             vault,
             index,
             agents,
             chat,
+            garden,
             events: Events::new(),
             queue,
             embedder: OnceLock::new(),
@@ -213,6 +230,26 @@ impl Service {
     /// block reaches any agent until the next harvest makes it again.
     pub fn delete_digest(&self, actor: &str) -> Result<bool> {
         Ok(knower_harvest::delete_digest(&self.vault, actor)?)
+    }
+
+    /// The gardener: its topics, the review, the figures (reads and
+    /// decisions are quick; a cycle goes through [`Service::garden_run`]).
+    pub fn garden(&self) -> &Garden {
+        &self.garden
+    }
+
+    /// Runs a garden cycle now (or finishes an interrupted one), announcing
+    /// its progress on [`Service::events`] and to `progress`. One cycle at a
+    /// time per vault, across processes: another one running is
+    /// [`Kind::Unavailable`](crate::Kind).
+    pub async fn garden_run(
+        &self,
+        options: RunOptions,
+        progress: impl FnMut(&Progress) + Send + 'static,
+    ) -> Result<Cycle> {
+        let garden = self.garden.clone();
+        let events = self.events.clone();
+        blocking(move || run_garden(&garden, &events, options, progress)).await
     }
 
     /// How long this service has run.
@@ -323,8 +360,11 @@ impl Service {
 
 impl Serving {
     /// Stops taking updates, lets the running one finish (for a while; an
-    /// unfinished one resumes at the next start), and closes the queue.
+    /// unfinished one resumes at the next start), and closes the queue. A
+    /// garden cycle under way is left to resume at the next start.
     pub async fn shutdown(self) {
+        self.stopping
+            .store(true, std::sync::atomic::Ordering::SeqCst);
         let Some(queue) = self.service.queue.clone() else {
             return;
         };
@@ -350,7 +390,79 @@ pub fn prompts(vault: &Vault) -> Vec<Prompt> {
     let mut prompts = knower_agents::prompts(vault);
     prompts.extend(knower_harvest::prompts(vault));
     prompts.extend(knower_chat::prompts(vault));
+    prompts.extend(knower_garden::prompts(vault));
     prompts
+}
+
+/// One garden cycle, its progress announced as `garden_progress` events
+/// and its new facts as `garden_candidates`.
+fn run_garden(
+    garden: &Garden,
+    events: &Events,
+    options: RunOptions,
+    mut progress: impl FnMut(&Progress),
+) -> Result<Cycle> {
+    let cycle = garden.run(options, &mut |p| {
+        if let Progress::Candidates {
+            topic,
+            added,
+            disputed,
+        } = &p
+            && !added.is_empty()
+        {
+            events.emit(
+                "garden_candidates",
+                json!({"topic": topic, "added": added, "disputed": disputed}),
+            );
+        }
+        events.emit("garden_progress", &p);
+        progress(&p);
+    })?;
+    events.emit(
+        "garden_cycle",
+        json!({
+            "id": cycle.id, "added": cycle.added(), "searches": cycle.searches.len(),
+            "fetches": cycle.fetches.len(), "next_wake": cycle.next_wake,
+        }),
+    );
+    Ok(cycle)
+}
+
+/// How often the schedule looks whether a cycle is due.
+const GARDEN_TICK: Duration = Duration::from_secs(30);
+
+/// The gardener's schedule in a serving process: a cycle whenever one is
+/// due (the next wake time is on disk, so a restart neither skips nor
+/// repeats one; an interrupted cycle is due at once).
+fn schedule_garden(service: &Arc<Service>, stopping: Arc<std::sync::atomic::AtomicBool>) {
+    let garden = service.garden.clone();
+    let events = service.events.clone();
+    let _ = std::thread::Builder::new()
+        .name("knower-garden".into())
+        .spawn(move || {
+            use std::sync::atomic::Ordering;
+            let tick = std::env::var("KNOWER_GARDEN_TICK_MS")
+                .ok()
+                .and_then(|ms| ms.parse().ok())
+                .map_or(GARDEN_TICK, Duration::from_millis);
+            while !stopping.load(Ordering::SeqCst) {
+                if garden.due() {
+                    let options = RunOptions {
+                        scheduled: true,
+                        ..RunOptions::default()
+                    };
+                    match run_garden(&garden, &events, options, |_| {}) {
+                        // Another process (`knower garden run`) has it.
+                        Ok(_) | Err(Error::Garden(knower_garden::GardenError::Busy)) => {}
+                        Err(e) => events.emit("garden_error", json!({"error": e.to_string()})),
+                    }
+                }
+                let deadline = Instant::now() + tick;
+                while Instant::now() < deadline && !stopping.load(Ordering::SeqCst) {
+                    std::thread::sleep(Duration::from_millis(200));
+                }
+            }
+        });
 }
 
 /// A chat exchange, and the update its "remember that …" became.

@@ -240,11 +240,71 @@ pub enum Command {
         #[arg(long, requires = "reclaim")]
         no_harvest: bool,
     },
+    /// The gardener: topics you follow, kept fresh from the web as candidate
+    /// facts (with confidence and sources) for you to approve.
+    ///
+    /// Topics, facts and sources are notes under garden/; `knower serve`
+    /// runs a cycle on a schedule ([garden] in knower.toml). Searching needs
+    /// BRAVE_API_KEY or a SearxNG instance ([garden] searxng_url); feeds
+    /// need nothing.
+    Garden {
+        #[command(subcommand)]
+        action: GardenAction,
+    },
     /// Show the agents' prompts in effect: built in, or overridden by the vault's prompts/NAME.md.
     Prompts {
         /// Print this prompt's whole text.
         name: Option<String>,
     },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum GardenAction {
+    /// Follow a topic.
+    Add {
+        /// The topic's name.
+        #[arg(required = true, num_args = 1.., value_name = "NAME")]
+        name: Vec<String>,
+        /// 1 (low) to 5 (high): the order topics are tended in.
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(1..=5))]
+        priority: u8,
+        /// Days after which the topic is stale.
+        #[arg(long, default_value_t = 7, value_parser = clap::value_parser!(u32).range(1..))]
+        freshness: u32,
+        /// A web search for it (repeatable; default: its name).
+        #[arg(long = "query", value_name = "QUERY")]
+        queries: Vec<String>,
+        /// An RSS or Atom feed about it (repeatable; needs no search key).
+        #[arg(long = "feed", value_name = "URL")]
+        feeds: Vec<String>,
+    },
+    /// The topics: priority, last tended, stale/sparse/disputed, facts by status.
+    List,
+    /// One cycle now (or finish an interrupted one).
+    Run {
+        /// Tend this topic only (its 24 hours of cooling still hold).
+        #[arg(long)]
+        topic: Option<String>,
+        /// Show what it would search and fetch; change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Candidates and contradictions waiting for you, numbered, with sources and confidence.
+    Review,
+    /// Approve facts: review numbers or fact ids.
+    Approve {
+        #[arg(required = true, value_name = "N")]
+        refs: Vec<String>,
+    },
+    /// Reject facts (they are archived with the reason, never deleted).
+    Reject {
+        #[arg(required = true, value_name = "N")]
+        refs: Vec<String>,
+        #[arg(long)]
+        reason: String,
+    },
+    /// Seed 001's success metrics: coverage, freshness, accuracy, efficiency, engagement.
+    Stats,
 }
 
 #[derive(Subcommand, Debug)]

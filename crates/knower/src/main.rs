@@ -5,6 +5,7 @@
 mod chat;
 mod cli;
 mod context;
+mod garden;
 mod harvest;
 mod mcp;
 mod notes;
@@ -82,6 +83,7 @@ fn run(cli: Cli) -> Outcome {
         } => updates::reply(&ctx, &id, answer.join(" ")),
         Command::Updates { action, limit } => updates::updates(&ctx, action, limit),
         Command::Prompts { name } => updates::prompts(&ctx, name),
+        Command::Garden { action } => garden::garden(&ctx, action),
         Command::Chat {
             message,
             resume,

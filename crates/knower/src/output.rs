@@ -41,6 +41,12 @@ impl From<knower_agents::Error> for Failure {
     }
 }
 
+impl From<knower_garden::GardenError> for Failure {
+    fn from(e: knower_garden::GardenError) -> Failure {
+        knower_service::Error::from(e).into()
+    }
+}
+
 impl From<knower_service::Error> for Failure {
     fn from(e: knower_service::Error) -> Failure {
         Failure {

@@ -23,6 +23,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("knower-graph", 3),
     ("knower-harvest", 3),
     ("knower-chat", 3),
+    ("knower-garden", 3),
     ("knower-service", 4),
     ("knower-mcp", 5),
     ("knower-server", 6),
@@ -33,7 +34,12 @@ const LAYERS: &[(&str, u8)] = &[
 
 /// Features: they sit between the agents and the service, and never use
 /// one another.
-const FEATURES: &[&str] = &["knower-graph", "knower-harvest", "knower-chat"];
+const FEATURES: &[&str] = &[
+    "knower-graph",
+    "knower-harvest",
+    "knower-chat",
+    "knower-garden",
+];
 
 /// The surface code, and what it must not name: the service is the way to
 /// the agents, the queue and searches.
