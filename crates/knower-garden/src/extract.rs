@@ -129,16 +129,33 @@ pub fn sentences(text: &str) -> Vec<String> {
             let next_is_space = chars.get(k + 1).is_none_or(|(_, n)| n.is_whitespace());
             // "1.40" is not the end of a sentence; "v. 2" rarely matters.
             if matches!(c, '.' | '!' | '?') && next_is_space {
-                let s = line[start..at + c.len_utf8()].trim();
+                let s = plain(&line[start..at + c.len_utf8()]);
                 if !s.is_empty() {
-                    out.push(s.to_string());
+                    out.push(s);
                 }
                 start = at + c.len_utf8();
             }
         }
-        let rest = line[start..].trim();
+        let rest = plain(&line[start..]);
         if !rest.is_empty() {
-            out.push(rest.to_string());
+            out.push(rest);
+        }
+    }
+    out
+}
+
+/// A sentence of the readable markdown as the page said it: markdown's
+/// backslash escapes (`\<`, `\_`) undone.
+fn plain(sentence: &str) -> String {
+    let mut out = String::with_capacity(sentence.len());
+    let mut chars = sentence.trim().chars().peekable();
+    while let Some(c) = chars.next() {
+        match chars.peek() {
+            Some(&next) if c == '\\' && next.is_ascii_punctuation() => {
+                out.push(next);
+                chars.next();
+            }
+            _ => out.push(c),
         }
     }
     out
@@ -353,6 +370,14 @@ mod tests {
         let mut t = Topic::new("Rust async runtimes", 3, 7);
         t.queries = vec!["tokio release".into()];
         t
+    }
+
+    #[test]
+    fn markdown_escapes_are_undone_in_sentences() {
+        assert_eq!(
+            sentences(r"Tokio \<b\> uses \_\_work stealing\_\_. C:\\path is a path."),
+            vec!["Tokio <b> uses __work stealing__.", r"C:\path is a path."]
+        );
     }
 
     #[test]

@@ -296,10 +296,18 @@ impl Garden {
     /// `approve` and `reject`). The inbox is processed first, so a decision
     /// written in its files shows at once.
     pub fn review(&self) -> Result<Review, GardenError> {
+        let review = self.waiting()?;
+        review::save_numbers(&self.vault, &review.items)?;
+        Ok(review)
+    }
+
+    /// The review without keeping its numbers: for surfaces that decide by
+    /// fact id (the web UI, MCP), so that they do not renumber what a
+    /// person at the command line last saw.
+    pub fn waiting(&self) -> Result<Review, GardenError> {
         self.process_inbox()?;
         let (topics, _) = store::topics(&self.vault);
         let items = review::review(&topics, &store::sources(&self.vault));
-        review::save_numbers(&self.vault, &items)?;
         let pending = review::read_decisions(&self.vault, APPROVALS)?
             .into_iter()
             .chain(review::read_decisions(&self.vault, REJECTIONS)?)
@@ -330,7 +338,7 @@ impl Garden {
         let reason = crate::model::one_line(reason);
         if reason.is_empty() {
             return Err(GardenError::Invalid(
-                "a rejection needs its reason (--reason)".into(),
+                "a rejection needs its reason: why the fact is wrong, kept with it".into(),
             ));
         }
         let ids = review::resolve(&self.vault, refs, &self.current_items())?;

@@ -3,7 +3,8 @@
 //! [`Knower`] is one MCP service: Knower's own tools ([`tools`]: `update`,
 //! `search`, and the vault's `tree`, `read`, `search_vault`, `write`,
 //! `edit`, `append`, `delete`, `move`), the reference memory server's nine
-//! knowledge-graph tools ([`memory`]), and resources ([`resources`]: every
+//! knowledge-graph tools ([`memory`]), the features' tools (`harvest`,
+//! `chat`, and the gardener's `garden_*`), and resources ([`resources`]: every
 //! note, and the graph, which clients can subscribe to). `knower mcp`
 //! serves it over stdio ([`serve_stdio`]); `knower serve` mounts
 //! [`http_service`] at `/mcp` (streamable HTTP).
@@ -14,6 +15,7 @@
 //! the vault's own operations.
 
 mod chat;
+mod garden;
 mod harvest;
 mod memory;
 mod resources;
@@ -63,7 +65,8 @@ impl Knower {
             tool_router: Knower::knower_tools()
                 + Knower::memory_tools()
                 + Knower::harvest_tools()
-                + Knower::chat_tools(),
+                + Knower::chat_tools()
+                + Knower::garden_tools(),
         }
     }
 

@@ -99,6 +99,11 @@ async fn the_tools_are_listed_with_schemas_and_annotations() {
         "open_nodes",
         "harvest",
         "chat",
+        "garden_topics",
+        "garden_add_topic",
+        "garden_review",
+        "garden_approve",
+        "garden_reject",
     ]
     .into();
     assert_eq!(listed, expected);
@@ -122,6 +127,8 @@ async fn the_tools_are_listed_with_schemas_and_annotations() {
                 | "read_graph"
                 | "search_nodes"
                 | "open_nodes"
+                | "garden_topics"
+                | "garden_review"
         );
         assert_eq!(read_only, expect_read_only, "{}", tool.name);
         let expect_destructive = matches!(
@@ -511,7 +518,7 @@ async fn the_vault_tools_work_and_bad_input_is_refused_while_the_server_keeps_se
         .await
         .expect_err("an unknown tool is a protocol error");
     assert!(unknown.to_string().contains("tool not found"), "{unknown}");
-    assert!(client.list_all_tools().await.unwrap().len() == 21);
+    assert!(client.list_all_tools().await.unwrap().len() == 26);
     client.cancel().await.unwrap();
 }
 
@@ -703,5 +710,103 @@ async fn chat_answers_records_what_it_concluded_and_continues_a_session() {
     assert_eq!(fx.vault.read("chat/log.jsonl").unwrap().lines().count(), 2);
     let refused = refused(&client, "chat", json!({"message": " "})).await;
     assert!(refused.contains("empty"));
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_garden_is_tended_by_a_model_on_the_users_word() {
+    use knower_garden::RunOptions;
+    use knower_garden::scripted::{Answer, ScriptedWeb};
+    let (fx, client) = session().await;
+    let web = ScriptedWeb::start();
+    web.page(
+        "/feed.xml",
+        Answer::rss(
+            r#"<?xml version="1.0" encoding="UTF-8"?>
+<rss version="2.0"><channel><title>Tokio blog</title><link>https://tokio.rs/blog</link><description>News</description>
+<item><title>Announcing Tokio 1.42</title><link>https://tokio.rs/blog/2024-12-tokio-1-42</link><pubDate>Tue, 03 Dec 2024 00:00:00 GMT</pubDate>
+<description>Tokio 1.42 was released on December 3, 2024 with a faster runtime scheduler.</description></item>
+<item><title>Tokio 1.41</title><link>https://tokio.rs/blog/2024-10-tokio-1-41</link><pubDate>Mon, 14 Oct 2024 00:00:00 GMT</pubDate>
+<description>Tokio 1.41 was released on October 14, 2024 with runtime metrics stabilised.</description></item>
+</channel></rss>"#,
+        ),
+    );
+    let topic = ok(
+        &client,
+        "garden_add_topic",
+        json!({"name": "Tokio runtime", "priority": 4, "feeds": [web.url("/feed.xml")]}),
+    )
+    .await;
+    assert_eq!(topic["slug"], "tokio-runtime", "{topic}");
+    let again = refused(
+        &client,
+        "garden_add_topic",
+        json!({"name": "Tokio runtime"}),
+    )
+    .await;
+    assert!(again.contains("already exists"), "{again}");
+    let bad = refused(
+        &client,
+        "garden_add_topic",
+        json!({"name": "X", "priority": 9}),
+    )
+    .await;
+    assert!(bad.contains("priority is 1 to 5"), "{bad}");
+    let bad = refused(
+        &client,
+        "garden_add_topic",
+        json!({"name": "Y", "feeds": ["javascript:alert(1)"]}),
+    )
+    .await;
+    assert!(bad.contains("not an http(s) URL"), "{bad}");
+
+    fx.service
+        .garden_run(RunOptions::default(), |_| {})
+        .await
+        .unwrap();
+    let review = ok(&client, "garden_review", json!({})).await;
+    let items = review["items"].as_array().unwrap();
+    assert!(items.len() >= 2, "{review}");
+    assert!(items[0]["source"]["url"].as_str().is_some(), "{review}");
+    let first = items[0]["id"].as_str().unwrap().to_string();
+    let second = items[1]["id"].as_str().unwrap().to_string();
+    let limited = ok(&client, "garden_review", json!({"limit": 1})).await;
+    assert_eq!(limited["items"].as_array().unwrap().len(), 1);
+    assert_eq!(limited["total"], review["total"]);
+
+    let not_an_id = refused(&client, "garden_approve", json!({"ids": ["1"]})).await;
+    assert!(not_an_id.contains("not a fact id"), "{not_an_id}");
+    let unknown = refused(&client, "garden_approve", json!({"ids": ["g00000000"]})).await;
+    assert!(unknown.contains("g00000000"), "{unknown}");
+    let approved = ok(&client, "garden_approve", json!({"ids": [first]})).await;
+    assert_eq!(approved["approved"], json!([first]));
+    let no_reason = refused(
+        &client,
+        "garden_reject",
+        json!({"ids": [second], "reason": " "}),
+    )
+    .await;
+    assert!(no_reason.contains("reason"), "{no_reason}");
+    let rejected = ok(
+        &client,
+        "garden_reject",
+        json!({"ids": [second], "reason": "an old release"}),
+    )
+    .await;
+    assert_eq!(rejected["rejected"], json!([second]));
+
+    // The same files a person edits by hand.
+    let approvals = fx.vault.read("garden/inbox/approvals.json").unwrap();
+    assert!(approvals.contains(&first), "{approvals}");
+    let rejections = fx.vault.read("garden/inbox/rejections.json").unwrap();
+    assert!(rejections.contains("an old release"), "{rejections}");
+    let topics = ok(&client, "garden_topics", json!({})).await;
+    assert_eq!(topics["topics"][0]["confirmed"], 1, "{topics}");
+    assert_eq!(topics["topics"][0]["archived"], 1, "{topics}");
+    let note = fx.vault.read("garden/topics/tokio-runtime.md").unwrap();
+    assert!(
+        note.contains(&first) && note.contains("an old release"),
+        "{note}"
+    );
     client.cancel().await.unwrap();
 }

@@ -10,6 +10,7 @@ import { Composer } from './composer.js';
 import { fileView, activityView, inboxView, inboxItemView, updatesView, journalView } from './views.js';
 import { knowledgeView } from './knowledge.js';
 import { chatView } from './chat.js';
+import { gardenView } from './garden.js';
 
 const ACTIVITY_KEY = 'knower-activity';
 const KEEP = 50;
@@ -127,6 +128,9 @@ class App {
         this.activity.apply(data);
         this.current?.onUpdate?.(data);
       },
+      garden_progress: (data) => this.current?.onGarden?.('garden_progress', data),
+      garden_cycle: (data) => this.current?.onGarden?.('garden_cycle', data),
+      garden_error: (data) => this.current?.onGarden?.('garden_error', data),
       resync: () => this.resync(),
     }, (state) => this.setConnection(state));
     await Promise.all([
@@ -181,6 +185,7 @@ class App {
       case 'journal': view = journalView(this); break;
       case 'knowledge': view = knowledgeView(this); break;
       case 'chat': view = chatView(this); break;
+      case 'garden': view = gardenView(this); break;
       default: view = activityView(this);
     }
     view.name = name === 'inbox' && arg ? 'inbox-item' : name || 'activity';

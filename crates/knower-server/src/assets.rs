@@ -31,6 +31,7 @@ const ASSETS: &[Asset] = &[
     asset!("views.js", JS),
     asset!("knowledge.js", JS),
     asset!("chat.js", JS),
+    asset!("garden.js", JS),
     asset!("composer.js", JS),
     asset!("icon.svg", "image/svg+xml"),
 ];

@@ -824,3 +824,118 @@ fn a_chat_reply_streams_as_server_sent_events_and_artifacts_can_be_corrected() {
     let (status, empty) = server.post("/chat", json!({"message": "  "}));
     assert_eq!(status, 400, "{empty}");
 }
+
+#[test]
+fn the_garden_is_listed_run_and_decided_over_http() {
+    use knower_garden::scripted::{Answer, ScriptedWeb};
+    let server = serve(None);
+    let web = ScriptedWeb::start();
+    web.page(
+        "/feed.xml",
+        Answer::rss(
+            r#"<?xml version="1.0" encoding="UTF-8"?>
+<rss version="2.0"><channel><title>Tokio blog</title><link>https://tokio.rs/blog</link><description>News</description>
+<item><title>Announcing Tokio 1.42</title><link>https://tokio.rs/blog/2024-12-tokio-1-42</link><pubDate>Tue, 03 Dec 2024 00:00:00 GMT</pubDate>
+<description>Tokio 1.42 was released on December 3, 2024 with a faster runtime scheduler.</description></item>
+<item><title>Tokio 1.41</title><link>https://tokio.rs/blog/2024-10-tokio-1-41</link><pubDate>Mon, 14 Oct 2024 00:00:00 GMT</pubDate>
+<description>Tokio 1.41 was released on October 14, 2024 with runtime metrics stabilised.</description></item>
+</channel></rss>"#,
+        ),
+    );
+    let (status, empty) = server.get("/api/garden");
+    assert_eq!(status, 200, "{empty}");
+    assert_eq!(empty["topics"], json!([]));
+    assert_eq!(empty["review"]["items"], json!([]));
+
+    // Adding: the topic's note, and clear refusals.
+    let feed = web.url("/feed.xml");
+    let (status, topic) = server.post(
+        "/api/garden/topics",
+        json!({"name": "Tokio runtime", "priority": 4, "feeds": [feed]}),
+    );
+    assert_eq!(status, 200, "{topic}");
+    assert!(
+        server
+            .vault
+            .read("garden/topics/tokio-runtime.md")
+            .unwrap()
+            .contains("priority: 4")
+    );
+    for (body, expected) in [
+        (json!({"name": "Tokio runtime"}), "already exists"),
+        (json!({"name": "X", "priority": 0}), "priority is 1 to 5"),
+        (json!({"name": "!!!"}), "letters or digits"),
+        (
+            json!({"name": "Y", "feeds": ["file:///etc/passwd"]}),
+            "not an http(s) URL",
+        ),
+    ] {
+        let (status, error) = server.post("/api/garden/topics", body.clone());
+        assert!((400..500).contains(&status), "{body}: {status} {error}");
+        assert!(
+            error["detail"].as_str().unwrap().contains(expected),
+            "{body}: {error}"
+        );
+    }
+    let (status, _) = server.post("/api/garden/topics", json!({"nom": "typo"}));
+    assert_eq!(status, 422);
+
+    // A dry run says what a cycle would read, and reads nothing.
+    let (status, dry) = server.post("/api/garden/run", json!({"dry_run": true}));
+    assert_eq!(status, 200, "{dry}");
+    assert_eq!(dry["plan"]["topics"][0]["feeds"], json!([feed]));
+    assert_eq!(web.count("/feed.xml"), 0);
+
+    // A cycle, announced on /sse as it goes.
+    let mut events = server.sse(None);
+    let (status, run) = server.post("/api/garden/run", json!({}));
+    assert_eq!(status, 200, "{run}");
+    assert_eq!(
+        run["cycle"]["fetches"].as_array().unwrap().len(),
+        1,
+        "{run}"
+    );
+    wait_event(&mut events, "garden_progress", "fetched");
+    wait_event(&mut events, "garden_candidates", "tokio-runtime");
+    wait_event(&mut events, "garden_cycle", "\"added\"");
+
+    let (_, overview) = server.get("/api/garden");
+    let items = overview["review"]["items"].as_array().unwrap();
+    assert!(items.len() >= 2, "{overview}");
+    assert_eq!(overview["topics"][0]["candidates"], items.len());
+    assert!(overview["stats"]["efficiency"]["cycles"] == 1, "{overview}");
+    assert_eq!(overview["digest"], "garden/outbox/digest.md");
+    let first = items[0]["fact"]["id"].as_str().unwrap().to_string();
+    let second = items[1]["fact"]["id"].as_str().unwrap().to_string();
+
+    // Decisions: by id, a reason required to reject, unknown ids refused.
+    let (status, approved) = server.post("/api/garden/approve", json!({"refs": [first]}));
+    assert_eq!(status, 200, "{approved}");
+    assert_eq!(approved["approved"], json!([first]));
+    let (status, error) = server.post("/api/garden/reject", json!({"refs": [second]}));
+    assert_eq!(status, 400, "{error}");
+    assert!(
+        error["detail"].as_str().unwrap().contains("reason"),
+        "{error}"
+    );
+    let (status, error) = server.post("/api/garden/approve", json!({"refs": []}));
+    assert_eq!(status, 400, "{error}");
+    let (status, error) = server.post("/api/garden/approve", json!({"refs": ["g00000000"]}));
+    assert_eq!(status, 422, "{error}");
+    let (status, rejected) = server.post(
+        "/api/garden/reject",
+        json!({"refs": [second], "reason": "an old release"}),
+    );
+    assert_eq!(status, 200, "{rejected}");
+    let (_, overview) = server.get("/api/garden");
+    assert_eq!(overview["topics"][0]["confirmed"], 1, "{overview}");
+    assert_eq!(overview["topics"][0]["archived"], 1, "{overview}");
+    assert_eq!(overview["stats"]["accuracy"]["approved"], 1, "{overview}");
+    assert!(
+        server
+            .vault
+            .read("garden/inbox/rejections.json")
+            .unwrap()
+            .contains("an old release")
+    );
+}

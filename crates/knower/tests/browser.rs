@@ -861,3 +861,179 @@ fn the_chat_view_streams_a_reply_shows_what_it_concluded_and_corrects_it() {
         b
     });
 }
+
+// ---- the gardener ---------------------------------------------------------------
+
+/// A vault whose topic has a confirmed fact, a newer page contradicting
+/// it, and candidates (one with markup in its text), made by two cycles a
+/// week apart against a scripted web.
+fn garden_fixture() -> (tempfile::TempDir, knower_garden::scripted::ScriptedWeb) {
+    use knower_garden::scripted::{Answer, BRAVE_PATH, Listed, ScriptedWeb};
+    use knower_garden::{Garden, NewTopic, Provider, RunOptions, Settings};
+    let dir = fixture();
+    let vault = std::sync::Arc::new(knower_vault::Vault::open(dir.path()).unwrap());
+    let web = ScriptedWeb::start();
+    let page = |title: &str, text: &str| {
+        Answer::html(&format!(
+            "<!doctype html><html><head><title>{title}</title></head><body><article><h1>{title}</h1><p>{text}</p></article></body></html>"
+        ))
+    };
+    web.page(
+        "/a",
+        page(
+            "Tokio 1.40",
+            "Tokio 1.40 was released in September 2024 with runtime metrics.",
+        ),
+    );
+    web.page(
+        "/b",
+        page(
+            "Tokio 1.40 again",
+            "Tokio 1.40 was released in August 2023 with runtime metrics.",
+        ),
+    );
+    web.page(
+        "/c",
+        page(
+            "Tokio console",
+            "The Tokio console shows &lt;img src=x onerror=\"window.__pwned=1\"&gt; async task states from a running runtime.",
+        ),
+    );
+    let listed = |path: &str| Listed {
+        title: format!("Tokio {path}"),
+        url: path.into(),
+        snippet: "Tokio".into(),
+    };
+    web.results("tokio release", vec![listed("/a")]);
+    web.results("tokio versions", vec![listed("/b"), listed("/c")]);
+    let garden_at = |at: &str| {
+        let settings = Settings {
+            timeout_secs: 3,
+            ..Settings::default()
+        };
+        let brave = Provider::Brave {
+            url: web.url(BRAVE_PATH),
+            key: "test-key".into(),
+        };
+        Garden::with(vault.clone(), None, None, settings, Ok(brave)).at(at.parse().unwrap())
+    };
+    let monday = garden_at("2026-11-23T08:00:00Z");
+    monday
+        .add_topic(NewTopic {
+            name: "Tokio runtime".into(),
+            priority: Some(4),
+            queries: vec!["tokio release".into()],
+            ..NewTopic::default()
+        })
+        .unwrap();
+    monday.run(RunOptions::default(), &mut |_| {}).unwrap();
+    let first = monday.review().unwrap().items[0].fact.id.clone();
+    monday.approve(&[first]).unwrap();
+    knower_garden::store::change_topic(
+        &vault,
+        "tokio-runtime",
+        &knower_vault::Author::new("person", "another query"),
+        |t| {
+            t.queries = vec!["tokio versions".into()];
+            Ok(())
+        },
+    )
+    .unwrap();
+    garden_at("2026-11-30T08:00:00Z")
+        .run(RunOptions::default(), &mut |_| {})
+        .unwrap();
+    (dir, web)
+}
+
+#[test]
+fn the_garden_view_shows_a_contradiction_side_by_side_and_decides() {
+    let (dir, _web) = garden_fixture();
+    let vault = dir.path().to_path_buf();
+    let server = serve(&vault, "127.0.0.1:0", None);
+    scenario(|b| async move {
+        b.goto(&server.url).await;
+        b.click(".place[data-view=garden]").await;
+        b.until(
+            "the contradiction shows both facts with their sources",
+            "document.querySelectorAll('.garden-item.contradiction .garden-fact').length === 2 \
+             && [...document.querySelectorAll('.garden-item.contradiction .garden-source a[target=_blank]')] \
+                .every((a) => a.href.startsWith('http://127.0.0.1'))",
+        )
+        .await;
+        let sides = b
+            .eval("[...document.querySelectorAll('.garden-item.contradiction .statement')].map((p) => p.innerText)")
+            .await;
+        let sides = sides.as_array().unwrap();
+        assert!(
+            sides
+                .iter()
+                .any(|s| s.as_str().unwrap().contains("August 2023"))
+                && sides
+                    .iter()
+                    .any(|s| s.as_str().unwrap().contains("September 2024")),
+            "{sides:?}"
+        );
+        b.until(
+            "the topic is listed with its facts",
+            "document.querySelector('.garden-topic[data-slug=tokio-runtime]')?.innerText.includes('1 confirmed')",
+        )
+        .await;
+        // Text from the web is shown as text, never run.
+        b.until(
+            "a candidate with markup in its text",
+            "[...document.querySelectorAll('.garden-item .statement')].some((p) => p.innerText.includes('onerror'))",
+        )
+        .await;
+        assert_eq!(b.eval("window.__pwned === undefined").await, json!(true));
+        assert_eq!(
+            b.eval("document.querySelectorAll('.garden-item img').length")
+                .await,
+            json!(0)
+        );
+        b.screenshot("10-garden").await;
+
+        // Approving the newer fact replaces the one it contradicts.
+        b.click(".garden-item.contradiction [data-action=approve]")
+            .await;
+        b.until(
+            "the contradiction is decided",
+            "!document.querySelector('.garden-item.contradiction') \
+             && document.querySelector('.garden-topic[data-slug=tokio-runtime]')?.innerText.includes('1 archived')",
+        )
+        .await;
+
+        // Rejecting asks why, and keeps it.
+        b.click(".garden-item [data-action=reject]").await;
+        let reason = b
+            .client
+            .find(Locator::Css(".garden-item input.reason"))
+            .await
+            .unwrap();
+        reason.send_keys("a vendor's advert").await.unwrap();
+        b.click(".garden-item [data-action=reject-confirm]").await;
+        b.until(
+            "the rejection is applied",
+            "document.querySelector('.garden-topic[data-slug=tokio-runtime]')?.innerText.includes('2 archived')",
+        )
+        .await;
+        let rejections =
+            std::fs::read_to_string(vault.join("garden/inbox/rejections.json")).unwrap();
+        assert!(rejections.contains("a vendor's advert"), "{rejections}");
+
+        // A new topic from the form.
+        let name = b
+            .client
+            .find(Locator::Css("#garden-add input[name=name]"))
+            .await
+            .unwrap();
+        name.send_keys("WebAssembly").await.unwrap();
+        b.click("#garden-add button[type=submit]").await;
+        b.until(
+            "the new topic is listed",
+            "document.querySelector('.garden-topic[data-slug=webassembly]')",
+        )
+        .await;
+        assert!(vault.join("garden/topics/webassembly.md").exists());
+        b
+    });
+}

@@ -89,7 +89,7 @@ async fn refused(client: &Client, tool: &str, arguments: Value) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn knower_mcp_on_stdio_files_updates_and_refuses_a_giant_call_clearly() {
     let (dir, client) = stdio().await;
-    assert_eq!(client.list_all_tools().await.unwrap().len(), 21);
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 26);
     // No server runs: the update is filed at once by the offline engine.
     let update = ok(
         &client,
@@ -109,7 +109,7 @@ async fn knower_mcp_on_stdio_files_updates_and_refuses_a_giant_call_clearly() {
     .await;
     assert!(message.contains("at most"), "{message}");
     assert!(!dir.path().join("big.md").exists());
-    assert_eq!(client.list_all_tools().await.unwrap().len(), 21);
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 26);
     client.cancel().await.unwrap();
 }
 
@@ -214,7 +214,7 @@ async fn over_http_on_knower_serve_with_updates_queued() {
         .serve(StreamableHttpClientTransport::from_config(config))
         .await
         .expect("a session over HTTP");
-    assert_eq!(client.list_all_tools().await.unwrap().len(), 21);
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 26);
     ok(
         &client,
         "create_entities",
@@ -269,7 +269,7 @@ async fn over_http_on_knower_serve_with_updates_queued() {
         )
         .await;
     assert!(too_big.is_err(), "past the body limit: an HTTP 413");
-    assert_eq!(client.list_all_tools().await.unwrap().len(), 21);
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 26);
     assert!(!dir.path().join("bigger.md").exists());
     client.cancel().await.unwrap();
 }

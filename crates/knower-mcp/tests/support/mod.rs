@@ -21,6 +21,7 @@ pub type Client = RunningService<RoleClient, Watching>;
 /// says), and a watcher, as `knower mcp` has.
 pub struct Fixture {
     pub vault: Arc<Vault>,
+    pub service: Arc<Service>,
     pub knower: Knower,
     _watcher: Watcher,
     /// Last, so the folder goes after everything that watches it.
@@ -47,10 +48,12 @@ impl Fixture {
             Engine::Offline,
             Settings::default(),
         );
-        let service = Service::with(vault.clone(), index, Arc::new(agents), None).unwrap();
+        let service =
+            Arc::new(Service::with(vault.clone(), index, Arc::new(agents), None).unwrap());
         Fixture {
             dir,
-            knower: Knower::new(Arc::new(service)),
+            knower: Knower::new(service.clone()),
+            service,
             vault,
             _watcher: watcher,
         }

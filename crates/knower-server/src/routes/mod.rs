@@ -3,6 +3,7 @@
 //! no logic of their own.
 
 mod chat;
+mod garden;
 mod journal;
 mod knowledge;
 mod search;
@@ -58,6 +59,11 @@ pub fn router(app: Arc<App>, guard: Arc<Guard>, mcp: knower_mcp::HttpService) ->
             "/api/knowledge/digest/delete",
             post(knowledge::delete_digest),
         )
+        .route("/api/garden", get(garden::overview))
+        .route("/api/garden/topics", post(garden::add_topic))
+        .route("/api/garden/approve", post(garden::approve))
+        .route("/api/garden/reject", post(garden::reject))
+        .route("/api/garden/run", post(garden::run))
         .route("/health", get(vault::health))
         .fallback(|| async { ApiError::not_found("there is no such route") })
         .method_not_allowed_fallback(|| async {
