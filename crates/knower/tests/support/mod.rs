@@ -17,7 +17,10 @@ pub fn knower_command(vault: &Path) -> Command {
         .env_remove("KNOWER_VAULT")
         .env_remove("KNOWER_LLM")
         .env_remove("KNOWER_TOKEN")
-        .env_remove("KNOWER_ADDR");
+        .env_remove("KNOWER_ADDR")
+        .env_remove("BRAVE_API_KEY")
+        .env_remove("KNOWER_BRAVE_API_KEY")
+        .env_remove("KNOWER_SEARXNG_URL");
     command
 }
 
