@@ -18,6 +18,7 @@
 
 mod agents;
 mod chat;
+mod garden;
 mod graph;
 mod harvest;
 mod locomo;
@@ -39,7 +40,8 @@ fn main() -> ExitCode {
         Some("graph") => graph::run(&args[1..]),
         Some("harvest") => harvest::run(&args[1..]),
         Some("chat") => chat::run(&args[1..]),
-        _ => Err("usage: knower-bench vault [--files N] [--writes N] [--dir PATH]\n       knower-bench agents [--notes N] [--updates N] [--verbose]\n       knower-bench server [--clients N] [--per-client N] [--notes N]\n       knower-bench graph [--entities N] [--rounds N]\n       knower-bench harvest [--items N] [--data PATH]\n       knower-bench chat [--conversations N] [--data PATH]\n       knower-bench search [--only quality|speed] [--sweep] [--modes fast,vector,deep] [--chunk-chars N] [--files N] [--queries N] [--embed N] [--questions N] [--data PATH] [--dir PATH]".to_string()),
+        Some("garden") => garden::run(&args[1..]),
+        _ => Err("usage: knower-bench vault [--files N] [--writes N] [--dir PATH]\n       knower-bench agents [--notes N] [--updates N] [--verbose]\n       knower-bench server [--clients N] [--per-client N] [--notes N]\n       knower-bench graph [--entities N] [--rounds N]\n       knower-bench harvest [--items N] [--data PATH]\n       knower-bench chat [--conversations N] [--data PATH]\n       knower-bench garden [--max-cycles N] [--facts N]\n       knower-bench search [--only quality|speed] [--sweep] [--modes fast,vector,deep] [--chunk-chars N] [--files N] [--queries N] [--embed N] [--questions N] [--data PATH] [--dir PATH]".to_string()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

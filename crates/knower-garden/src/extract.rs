@@ -163,13 +163,20 @@ fn plain(sentence: &str) -> String {
 
 /// The offline engine's candidates from one page's text.
 pub fn offline(topic: &Topic, text: &str, credibility: f64) -> Vec<Found> {
-    let mut wanted = content_words(&topic.name);
-    for q in &topic.queries {
-        wanted.extend(content_words(q));
-    }
-    if wanted.is_empty() {
+    let subject = content_words(&topic.name);
+    // What each query adds to the topic's name.
+    let aspects: Vec<HashSet<String>> = topic
+        .queries
+        .iter()
+        .map(|q| &content_words(q) - &subject)
+        .filter(|a| !a.is_empty())
+        .collect();
+    if subject.is_empty() && aspects.is_empty() {
         return vec![];
     }
+    let share = |wanted: &HashSet<String>, have: &HashSet<String>| {
+        wanted.iter().filter(|w| have.contains(*w)).count() as f64 / wanted.len().max(1) as f64
+    };
     let mut scored: Vec<(f64, String)> = Vec::new();
     for sentence in sentences(text) {
         let words: Vec<&str> = sentence.split_whitespace().collect();
@@ -177,11 +184,15 @@ pub fn offline(topic: &Topic, text: &str, credibility: f64) -> Vec<Found> {
             continue;
         }
         let have = content_words(&sentence);
-        let hits = wanted.iter().filter(|w| have.contains(*w)).count();
-        if hits == 0 {
+        // About the topic: naming its subject counts most, then the best
+        // matching query's own words. One query matched is enough: more
+        // queries must not make every sentence score lower.
+        let named = share(&subject, &have);
+        let aspect = aspects.iter().map(|a| share(a, &have)).fold(0.0, f64::max);
+        if named == 0.0 && aspect == 0.0 {
             continue;
         }
-        let mut score = hits as f64 / wanted.len() as f64;
+        let mut score = 0.6 * named + 0.4 * aspect;
         if sentence.chars().any(|c| c.is_ascii_digit()) {
             score += 0.2;
         }

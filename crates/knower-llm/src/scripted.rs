@@ -106,8 +106,24 @@ pub struct ScriptedServer {
     requests: Arc<Mutex<Vec<Recorded>>>,
 }
 
+/// What answers a request once the scripted steps are used up.
+type Responder = Arc<dyn Fn(&Recorded) -> Step + Send + Sync>;
+
 impl ScriptedServer {
     pub fn start(protocol: Protocol, steps: Vec<Step>) -> ScriptedServer {
+        ScriptedServer::with(protocol, steps, None)
+    }
+
+    /// A server that answers every request with what `respond` makes of
+    /// it (a benchmark's model, whose answers depend on what it is asked).
+    pub fn answering(
+        protocol: Protocol,
+        respond: impl Fn(&Recorded) -> Step + Send + Sync + 'static,
+    ) -> ScriptedServer {
+        ScriptedServer::with(protocol, vec![], Some(Arc::new(respond)))
+    }
+
+    fn with(protocol: Protocol, steps: Vec<Step>, respond: Option<Responder>) -> ScriptedServer {
         let listener = TcpListener::bind("127.0.0.1:0").expect("binding 127.0.0.1");
         let port = listener.local_addr().expect("local address").port();
         let server = ScriptedServer {
@@ -120,7 +136,8 @@ impl ScriptedServer {
         thread::spawn(move || {
             for stream in listener.incoming().flatten() {
                 let (script, requests) = (script.clone(), requests.clone());
-                thread::spawn(move || serve(stream, protocol, &script, &requests));
+                let respond = respond.clone();
+                thread::spawn(move || serve(stream, protocol, &script, &requests, respond));
             }
         });
         server
@@ -154,6 +171,7 @@ fn serve(
     protocol: Protocol,
     script: &Mutex<VecDeque<Step>>,
     requests: &Mutex<Vec<Recorded>>,
+    respond: Option<Responder>,
 ) {
     let mut reader = BufReader::new(match stream.try_clone() {
         Ok(s) => s,
@@ -193,11 +211,14 @@ fn serve(
     };
     let step = match protocol_error(protocol, &recorded) {
         Some(step) => step,
-        None => script
-            .lock()
-            .unwrap()
-            .pop_front()
-            .unwrap_or_else(|| Step::status(500, r#"{"error":"the script is exhausted"}"#)),
+        None => {
+            let next = script.lock().unwrap().pop_front();
+            match (next, &respond) {
+                (Some(step), _) => step,
+                (None, Some(respond)) => respond(&recorded),
+                (None, None) => Step::status(500, r#"{"error":"the script is exhausted"}"#),
+            }
+        }
     };
     requests.lock().unwrap().push(recorded);
     thread::sleep(step.delay);
