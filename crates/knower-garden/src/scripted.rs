@@ -90,6 +90,27 @@ impl Answer {
     }
 }
 
+/// An RSS 2.0 feed as a project's blog publishes one: two releases, the
+/// first description holding escaped HTML, as most feeds' do.
+pub const TOKIO_FEED: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<rss version="2.0"><channel><title>Tokio blog</title><link>https://tokio.rs/blog</link><description>News</description>
+<item><title>Announcing Tokio 1.42</title><link>https://tokio.rs/blog/2024-12-tokio-1-42</link><pubDate>Tue, 03 Dec 2024 00:00:00 GMT</pubDate>
+<description>&lt;p&gt;Tokio 1.42 was released on December 3, 2024 with a faster runtime scheduler.&lt;/p&gt;</description></item>
+<item><title>Tokio 1.41</title><link>https://tokio.rs/blog/2024-10-tokio-1-41</link><pubDate>Mon, 14 Oct 2024 00:00:00 GMT</pubDate>
+<description>Tokio 1.41 was released on October 14, 2024 with runtime metrics stabilised.</description></item>
+</channel></rss>"#;
+
+/// An article page as blogs make them: navigation, an `<article>` of
+/// paragraphs, a footer.
+pub fn article(title: &str, paragraphs: &[&str]) -> String {
+    let body: String = paragraphs.iter().map(|p| format!("<p>{p}</p>\n")).collect();
+    format!(
+        "<!doctype html><html><head><title>{title}</title></head><body>\
+         <nav><a href=\"/\">Home</a> · <a href=\"/blog\">Blog</a></nav>\
+         <article><h1>{title}</h1>{body}</article><footer>© 2026 Example</footer></body></html>"
+    )
+}
+
 /// A request the web received.
 #[derive(Clone, Debug)]
 pub struct Request {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use knower_garden::model::{SOURCES, TOPICS};
-use knower_garden::scripted::{Answer, BRAVE_PATH, Listed, ScriptedWeb};
+use knower_garden::scripted::{Answer, BRAVE_PATH, Listed, ScriptedWeb, TOKIO_FEED, article};
 use knower_garden::store::{
     self, ACTIVITY, ALERTS, APPROVALS, DIGEST, REJECTIONS, REQUESTS, SNAPSHOTS,
 };
@@ -40,15 +40,6 @@ fn listed(title: &str, path: &str, snippet: &str) -> Listed {
         url: path.into(),
         snippet: snippet.into(),
     }
-}
-
-fn article(title: &str, paragraphs: &[&str]) -> String {
-    let body: String = paragraphs.iter().map(|p| format!("<p>{p}</p>\n")).collect();
-    format!(
-        "<!doctype html><html><head><title>{title}</title></head><body>\
-         <nav><a href=\"/\">Home</a> · <a href=\"/blog\">Blog</a></nav>\
-         <article><h1>{title}</h1>{body}</article><footer>© 2026 Example</footer></body></html>"
-    )
 }
 
 fn add(garden: &Garden, name: &str, queries: &[&str], feeds: &[String]) {
@@ -428,18 +419,7 @@ fn bad_pages_fail_clearly_and_hostile_text_stays_data() {
 fn searxng_and_feeds_need_no_key() {
     let (_dir, vault) = new_vault();
     let web = ScriptedWeb::start();
-    web.page(
-        "/feed.xml",
-        Answer::rss(
-            r#"<?xml version="1.0" encoding="UTF-8"?>
-<rss version="2.0"><channel><title>Tokio blog</title><link>https://tokio.rs/blog</link><description>News</description>
-<item><title>Announcing Tokio 1.42</title><link>https://tokio.rs/blog/2024-12-tokio-1-42</link><pubDate>Tue, 03 Dec 2024 00:00:00 GMT</pubDate>
-<description>&lt;p&gt;Tokio 1.42 was released on December 3, 2024 with a faster runtime scheduler.&lt;/p&gt;</description></item>
-<item><title>Tokio 1.41</title><link>https://tokio.rs/blog/2024-10-tokio-1-41</link><pubDate>Mon, 14 Oct 2024 00:00:00 GMT</pubDate>
-<description>Tokio 1.41 was released on October 14, 2024 with runtime metrics stabilised.</description></item>
-</channel></rss>"#,
-        ),
-    );
+    web.page("/feed.xml", Answer::rss(TOKIO_FEED));
     let feed = web.url("/feed.xml");
     let offline = Garden::with(vault.clone(), None, None, settings(), Ok(Provider::None));
     add(

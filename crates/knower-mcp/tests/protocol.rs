@@ -716,21 +716,10 @@ async fn chat_answers_records_what_it_concluded_and_continues_a_session() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_garden_is_tended_by_a_model_on_the_users_word() {
     use knower_garden::RunOptions;
-    use knower_garden::scripted::{Answer, ScriptedWeb};
+    use knower_garden::scripted::{Answer, ScriptedWeb, TOKIO_FEED};
     let (fx, client) = session().await;
     let web = ScriptedWeb::start();
-    web.page(
-        "/feed.xml",
-        Answer::rss(
-            r#"<?xml version="1.0" encoding="UTF-8"?>
-<rss version="2.0"><channel><title>Tokio blog</title><link>https://tokio.rs/blog</link><description>News</description>
-<item><title>Announcing Tokio 1.42</title><link>https://tokio.rs/blog/2024-12-tokio-1-42</link><pubDate>Tue, 03 Dec 2024 00:00:00 GMT</pubDate>
-<description>Tokio 1.42 was released on December 3, 2024 with a faster runtime scheduler.</description></item>
-<item><title>Tokio 1.41</title><link>https://tokio.rs/blog/2024-10-tokio-1-41</link><pubDate>Mon, 14 Oct 2024 00:00:00 GMT</pubDate>
-<description>Tokio 1.41 was released on October 14, 2024 with runtime metrics stabilised.</description></item>
-</channel></rss>"#,
-        ),
-    );
+    web.page("/feed.xml", Answer::rss(TOKIO_FEED));
     let topic = ok(
         &client,
         "garden_add_topic",

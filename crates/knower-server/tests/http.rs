@@ -827,21 +827,10 @@ fn a_chat_reply_streams_as_server_sent_events_and_artifacts_can_be_corrected() {
 
 #[test]
 fn the_garden_is_listed_run_and_decided_over_http() {
-    use knower_garden::scripted::{Answer, ScriptedWeb};
+    use knower_garden::scripted::{Answer, ScriptedWeb, TOKIO_FEED};
     let server = serve(None);
     let web = ScriptedWeb::start();
-    web.page(
-        "/feed.xml",
-        Answer::rss(
-            r#"<?xml version="1.0" encoding="UTF-8"?>
-<rss version="2.0"><channel><title>Tokio blog</title><link>https://tokio.rs/blog</link><description>News</description>
-<item><title>Announcing Tokio 1.42</title><link>https://tokio.rs/blog/2024-12-tokio-1-42</link><pubDate>Tue, 03 Dec 2024 00:00:00 GMT</pubDate>
-<description>Tokio 1.42 was released on December 3, 2024 with a faster runtime scheduler.</description></item>
-<item><title>Tokio 1.41</title><link>https://tokio.rs/blog/2024-10-tokio-1-41</link><pubDate>Mon, 14 Oct 2024 00:00:00 GMT</pubDate>
-<description>Tokio 1.41 was released on October 14, 2024 with runtime metrics stabilised.</description></item>
-</channel></rss>"#,
-        ),
-    );
+    web.page("/feed.xml", Answer::rss(TOKIO_FEED));
     let (status, empty) = server.get("/api/garden");
     assert_eq!(status, 200, "{empty}");
     assert_eq!(empty["topics"], json!([]));

@@ -873,11 +873,8 @@ fn garden_fixture() -> (tempfile::TempDir, knower_garden::scripted::ScriptedWeb)
     let dir = fixture();
     let vault = std::sync::Arc::new(knower_vault::Vault::open(dir.path()).unwrap());
     let web = ScriptedWeb::start();
-    let page = |title: &str, text: &str| {
-        Answer::html(&format!(
-            "<!doctype html><html><head><title>{title}</title></head><body><article><h1>{title}</h1><p>{text}</p></article></body></html>"
-        ))
-    };
+    let page =
+        |title: &str, text: &str| Answer::html(&knower_garden::scripted::article(title, &[text]));
     web.page(
         "/a",
         page(

@@ -12,16 +12,8 @@ use std::time::{Duration, Instant};
 mod support;
 use support::{knower, knower_command, knower_fails, knower_json};
 
-use knower_garden::scripted::{Answer, BRAVE_PATH, Listed, ScriptedWeb};
+use knower_garden::scripted::{Answer, BRAVE_PATH, Listed, ScriptedWeb, TOKIO_FEED, article};
 use serde_json::Value;
-
-fn article(title: &str, text: &str) -> String {
-    format!(
-        "<!doctype html><html><head><title>{title}</title></head><body>\
-         <nav><a href=\"/\">Home</a></nav><article><h1>{title}</h1><p>{text}</p></article>\
-         <footer>© 2026 Example</footer></body></html>"
-    )
-}
 
 /// Three topics with more to search and read than one cycle may: each
 /// has two queries, and each query lists four pages with one fact each.
@@ -59,7 +51,10 @@ fn busy_web() -> ScriptedWeb {
         let mut listed = Vec::new();
         for (k, fact) in facts.iter().enumerate() {
             let path = format!("/{topic}/{k}");
-            web.page(&path, Answer::html(&article(&format!("{topic} {k}"), fact)));
+            web.page(
+                &path,
+                Answer::html(&article(&format!("{topic} {k}"), &[fact])),
+            );
             listed.push(Listed {
                 title: format!("{topic} news {k}"),
                 url: path,
@@ -248,9 +243,9 @@ fn a_cycle_killed_mid_fetch_resumes_without_passing_its_bounds() {
                 &path,
                 Answer::html(&article(
                     &format!("{topic} {k}"),
-                    &format!(
+                    &[&format!(
                         "The {topic} project {k} shipped its release with runtime fixes in 2026."
-                    ),
+                    )],
                 ))
                 .after(Duration::from_millis(1500)),
             );
@@ -314,16 +309,7 @@ fn a_cycle_killed_mid_fetch_resumes_without_passing_its_bounds() {
 #[test]
 fn serve_runs_the_cycle_when_due_and_a_restart_does_not_repeat_it() {
     let web = ScriptedWeb::start();
-    web.page(
-        "/feed.xml",
-        Answer::rss(
-            r#"<?xml version="1.0" encoding="UTF-8"?>
-<rss version="2.0"><channel><title>Tokio blog</title><link>https://tokio.rs/blog</link><description>News</description>
-<item><title>Announcing Tokio 1.42</title><link>https://tokio.rs/blog/2024-12-tokio-1-42</link><pubDate>Tue, 03 Dec 2024 00:00:00 GMT</pubDate>
-<description>Tokio 1.42 was released on December 3, 2024 with a faster runtime scheduler.</description></item>
-</channel></rss>"#,
-        ),
-    );
+    web.page("/feed.xml", Answer::rss(TOKIO_FEED));
     let dir = tempfile::tempdir().unwrap();
     let v = dir.path();
     knower(v, &["init"], "");
