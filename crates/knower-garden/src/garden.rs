@@ -97,8 +97,16 @@ impl Garden {
         llm: Option<Arc<Llm>>,
     ) -> Result<Garden, GardenError> {
         let toml = vault.read("knower.toml").unwrap_or_default();
-        let settings = Settings::parse(&toml).map_err(GardenError::Invalid)?;
-        let provider = settings.provider(&|key| std::env::var(key).ok());
+        // A mistake in `[garden]` must not stop the rest of Knower: the
+        // gardener keeps its default bounds, searches nothing, and says
+        // why in `list`, `run` and the cycle's errors.
+        let (settings, provider) = match Settings::parse(&toml) {
+            Ok(settings) => {
+                let provider = settings.provider(&|key| std::env::var(key).ok());
+                (settings, provider)
+            }
+            Err(e) => (Settings::default(), Err(e)),
+        };
         Ok(Garden::with(vault, index, llm, settings, provider))
     }
 

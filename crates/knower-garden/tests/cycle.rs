@@ -736,3 +736,31 @@ fn a_models_extraction_is_validated_and_its_judgement_used() {
         "the page is framed as data"
     );
 }
+
+#[test]
+fn a_mistake_in_the_garden_settings_is_reported_not_fatal() {
+    let (_dir, vault) = new_vault();
+    vault
+        .write(
+            "knower.toml",
+            "[garden]\nmax_searches = \"five\"\n",
+            &Author::new("test", "a typo"),
+        )
+        .unwrap();
+    let garden = Garden::open(vault.clone(), None, None).expect("the rest of Knower still opens");
+    assert_eq!(garden.settings().max_searches, 5, "the default bounds hold");
+    let listing = garden.list().unwrap();
+    assert!(
+        listing.search.starts_with("misconfigured") && listing.search.contains("max_searches"),
+        "{}",
+        listing.search
+    );
+    add(&garden, "Tokio runtime", &["tokio release"], &[]);
+    let cycle = garden.run(RunOptions::default(), &mut |_| {}).unwrap();
+    assert!(
+        cycle.errors.iter().any(|e| e.contains("max_searches")),
+        "{:?}",
+        cycle.errors
+    );
+    assert!(cycle.searches.is_empty());
+}
