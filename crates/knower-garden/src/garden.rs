@@ -324,6 +324,7 @@ impl Garden {
         Ok(Review {
             items,
             pending_decisions: pending,
+            alerts: review::alerts(&self.vault.read(store::ALERTS).unwrap_or_default()),
         })
     }
 

@@ -173,7 +173,7 @@ fn alerts(items: &[Item], cycle: &Cycle, names: &BTreeMap<&str, &str>) -> String
         .iter()
         .filter(|i| i.fact.status == Status::Disputed)
         .collect();
-    out.push_str("\n## Contradictions to resolve\n\n");
+    out.push_str(&format!("\n## {}\n\n", review::CONTRADICTIONS_SECTION));
     if disputed.is_empty() {
         out.push_str("None.\n");
     }

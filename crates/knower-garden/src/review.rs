@@ -446,7 +446,32 @@ pub struct Review {
     pub items: Vec<Item>,
     /// Decisions in the inbox files not yet applied.
     pub pending_decisions: usize,
+    /// The last cycle's alerts other than the contradictions (which are
+    /// items): what failed, contradictions across topics, suggested topics,
+    /// connections — each `section: line`, from `garden/outbox/alerts.md`.
+    pub alerts: Vec<String>,
 }
+
+/// The alerts of `alerts.md` that are not review items, as `section: line`.
+pub fn alerts(text: &str) -> Vec<String> {
+    let mut section = "";
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if let Some(heading) = line.strip_prefix("## ") {
+            section = heading.trim();
+        } else if let Some(item) = line.strip_prefix("- ")
+            && !section.is_empty()
+            && section != CONTRADICTIONS_SECTION
+        {
+            out.push(format!("{section}: {}", item.trim()));
+        }
+    }
+    out
+}
+
+/// The heading under which `alerts.md` lists the contradictions (they are
+/// review items of their own).
+pub const CONTRADICTIONS_SECTION: &str = "Contradictions to resolve";
 
 /// The review as it stands, disputed facts first (they need a decision
 /// most), then candidates; by topic priority, then confidence.

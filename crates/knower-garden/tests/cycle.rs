@@ -413,6 +413,16 @@ fn bad_pages_fail_clearly_and_hostile_text_stays_data() {
         alerts.contains("/paper.pdf"),
         "failures are reported: {alerts}"
     );
+    // And shown with the review, on every surface.
+    let review = garden.review().unwrap();
+    assert!(
+        review
+            .alerts
+            .iter()
+            .any(|a| a.starts_with("This cycle: fetch") && a.contains("/paper.pdf")),
+        "{:?}",
+        review.alerts
+    );
 }
 
 #[test]

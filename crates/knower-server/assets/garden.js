@@ -135,6 +135,8 @@ export function gardenView(app) {
           factBlock(item.fact, item.source, 'new'),
           item.contradicts.map(([other, source]) => factBlock(other, source, other.status))),
         actions(item)))),
+      review.alerts.length ? h('h3', {}, 'Alerts') : null,
+      review.alerts.length ? h('ul', { class: 'garden-alerts muted small', id: 'garden-alerts' }, review.alerts.map((a) => h('li', {}, a))) : null,
       candidates.length ? h('h3', {}, 'Candidates') : null,
       h('ul', { class: 'cards' }, candidates.map((item) => h('li', { class: 'garden-item', 'data-id': item.fact.id },
         h('div', { class: 'muted small' }, item.topic_name),

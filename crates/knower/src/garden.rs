@@ -107,6 +107,12 @@ pub fn garden(ctx: &Context, action: GardenAction) -> Outcome {
                     "\napprove with `knower garden approve N…`, reject with `knower garden reject N… --reason \"…\"`"
                 );
             }
+            if !review.alerts.is_empty() {
+                println!("\nalerts (garden/outbox/alerts.md):");
+                for alert in &review.alerts {
+                    println!("  - {alert}");
+                }
+            }
             Ok(())
         }
         GardenAction::Approve { refs } => {
