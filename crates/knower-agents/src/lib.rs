@@ -21,7 +21,7 @@ mod prompts;
 mod recovery;
 mod report;
 mod settings;
-mod text;
+pub mod text;
 pub mod tools;
 
 pub use agents::{Agents, Engine, OFFLINE};

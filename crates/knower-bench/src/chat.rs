@@ -7,7 +7,6 @@
 //! searching the raw log. And the size of the context per turn as a
 //! conversation grows.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -19,14 +18,7 @@ use knower_vault::{Author, Vault};
 use crate::locomo::{self, fill};
 
 pub fn run(args: &[String]) -> Result<(), String> {
-    let data: PathBuf = crate::option(
-        args,
-        "--data",
-        PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../../shared/bench"
-        )),
-    )?;
+    let data = crate::data_dir(args)?;
     let conversations: usize = crate::option(args, "--conversations", 10)?;
     let locomo = locomo::load(&data.join("locomo/locomo10.json"))?;
     let temp = tempfile::TempDir::new().map_err(|e| e.to_string())?;

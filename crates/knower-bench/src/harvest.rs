@@ -10,7 +10,7 @@
 //!   was filled; the same against searching the raw sessions;
 //! - the digest's regeneration time with 10,000 items.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -21,14 +21,7 @@ use knower_vault::{Author, Vault};
 use crate::locomo::{self, fill};
 
 pub fn run(args: &[String]) -> Result<(), String> {
-    let data: PathBuf = crate::option(
-        args,
-        "--data",
-        PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../../shared/bench"
-        )),
-    )?;
+    let data = crate::data_dir(args)?;
     let items: usize = crate::option(args, "--items", 10_000)?;
     let temp = tempfile::TempDir::new().map_err(|e| e.to_string())?;
     let work = temp.path();

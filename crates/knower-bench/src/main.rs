@@ -55,14 +55,7 @@ fn main() -> ExitCode {
 fn search(args: &[String]) -> Result<(), String> {
     let only: String = option(args, "--only", String::new())?;
     let sweep = args.iter().any(|a| a == "--sweep");
-    let data: std::path::PathBuf = option(
-        args,
-        "--data",
-        std::path::PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../../shared/bench"
-        )),
-    )?;
+    let data = data_dir(args)?;
     let temp = tempfile::TempDir::new().map_err(|e| e.to_string())?;
     let work = option(args, "--dir", temp.path().to_path_buf())?.join("search-bench");
     if work.exists() {
@@ -100,6 +93,19 @@ fn search(args: &[String]) -> Result<(), String> {
         )?;
     }
     Ok(())
+}
+
+/// The external benchmark data: `--data`, else `../shared/bench` beside
+/// the repository.
+pub(crate) fn data_dir(args: &[String]) -> Result<std::path::PathBuf, String> {
+    option(
+        args,
+        "--data",
+        std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../../shared/bench"
+        )),
+    )
 }
 
 /// `--name value` from the arguments, parsed.

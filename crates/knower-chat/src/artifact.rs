@@ -187,7 +187,7 @@ impl Artifact {
 
     /// The note's text (Knower stamps `created`, `updated` and `tokens`).
     pub fn render(&self) -> String {
-        let json = |v: &dyn erased::Json| v.json();
+        use knower_vault::frontmatter::value as json;
         let mut out = String::from("---\n");
         out.push_str(&format!("kind: {}\n", json(&self.kind.name())));
         out.push_str(&format!("status: {}\n", json(&status_name(self.status))));
@@ -241,24 +241,7 @@ pub fn status_name(status: Status) -> &'static str {
 
 /// Text on one line, bounded: it becomes a heading or a line of a note.
 pub fn one_line(text: &str) -> String {
-    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    let flat = flat.trim_start_matches(['#', '-', '*', '>', ' ']);
-    match flat.char_indices().nth(300) {
-        Some((i, _)) => format!("{}…", &flat[..i]),
-        None => flat.to_string(),
-    }
-}
-
-/// JSON text of a value: valid YAML for the frontmatter.
-mod erased {
-    pub trait Json {
-        fn json(&self) -> String;
-    }
-    impl<T: serde::Serialize> Json for T {
-        fn json(&self) -> String {
-            serde_json::to_string(self).expect("plain values serialise")
-        }
-    }
+    knower_agents::text::bounded_line(text, 300)
 }
 
 #[cfg(test)]

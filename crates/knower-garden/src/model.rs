@@ -156,7 +156,7 @@ impl Topic {
 
     /// The topic's note.
     pub fn render(&self) -> String {
-        let json = |v: &dyn erased::Json| v.json();
+        use knower_vault::frontmatter::value as json;
         let mut out = String::from("---\n");
         out.push_str(&format!("priority: {}\n", self.priority));
         out.push_str(&format!("freshness_days: {}\n", self.freshness_days));
@@ -335,7 +335,7 @@ impl Source {
     }
 
     pub fn render(&self, text: &str) -> String {
-        let json = |v: &dyn erased::Json| v.json();
+        use knower_vault::frontmatter::value as json;
         format!(
             "---\nurl: {}\ntitle: {}\nfetched_at: {}\ncredibility: {}\n---\n# {}\n\n{}\n",
             json(&self.url),
@@ -380,27 +380,10 @@ pub fn normalize(text: &str) -> String {
         .to_string()
 }
 
-/// One bounded line: it goes into a bullet or a heading.
+/// One bounded line: it goes into a bullet or a heading (without
+/// backticks, which delimit a fact's id).
 pub fn one_line(text: &str) -> String {
-    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    let flat = flat.replace('`', "'");
-    let flat = flat.trim_start_matches(['#', '-', '*', '>', ' ']);
-    match flat.char_indices().nth(400) {
-        Some((i, _)) => format!("{}…", &flat[..i]),
-        None => flat.to_string(),
-    }
-}
-
-/// JSON text of a value: valid YAML for frontmatter.
-mod erased {
-    pub trait Json {
-        fn json(&self) -> String;
-    }
-    impl<T: serde::Serialize> Json for T {
-        fn json(&self) -> String {
-            serde_json::to_string(self).expect("plain values serialise")
-        }
-    }
+    knower_agents::text::bounded_line(&text.replace('`', "'"), 400)
 }
 
 #[cfg(test)]

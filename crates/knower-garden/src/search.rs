@@ -23,7 +23,6 @@ pub fn search(
     query: &str,
     count: usize,
 ) -> Result<Vec<Hit>, WebError> {
-    let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).unwrap_or("").to_string();
     match provider {
         Provider::None => Ok(vec![]),
         Provider::Brave { url, key } => {
@@ -34,19 +33,7 @@ pub fn search(
                 .header("Accept", "application/json")
                 .header("X-Subscription-Token", key);
             let answer = web.json(request, url)?;
-            Ok(answer
-                .pointer("/web/results")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .take(count)
-                .map(|r| Hit {
-                    title: text(r, "title"),
-                    url: text(r, "url"),
-                    snippet: strip_tags(&text(r, "description")),
-                })
-                .filter(|h| !h.url.is_empty())
-                .collect())
+            Ok(hits(answer.pointer("/web/results"), "description", count))
         }
         Provider::Searxng { url } => {
             let endpoint = format!("{}/search", url.trim_end_matches('/'));
@@ -56,21 +43,26 @@ pub fn search(
                 .query(&[("q", query), ("format", "json")])
                 .header("Accept", "application/json");
             let answer = web.json(request, &endpoint)?;
-            Ok(answer
-                .get("results")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .take(count)
-                .map(|r| Hit {
-                    title: text(r, "title"),
-                    url: text(r, "url"),
-                    snippet: strip_tags(&text(r, "content")),
-                })
-                .filter(|h| !h.url.is_empty())
-                .collect())
+            Ok(hits(answer.get("results"), "content", count))
         }
     }
+}
+
+/// The first `count` results of a provider's list (Brave's `web.results`,
+/// SearxNG's `results`), with the field each puts its snippet in.
+fn hits(list: Option<&Value>, snippet: &str, count: usize) -> Vec<Hit> {
+    let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).unwrap_or("").to_string();
+    list.and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .take(count)
+        .map(|r| Hit {
+            title: text(r, "title"),
+            url: text(r, "url"),
+            snippet: strip_tags(&text(r, snippet)),
+        })
+        .filter(|h| !h.url.is_empty())
+        .collect()
 }
 
 /// Brave marks matches with `<strong>`: snippets are text.

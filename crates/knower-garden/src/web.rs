@@ -8,6 +8,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
+use knower_llm::error_chain;
+
 use crate::settings::Settings;
 
 pub const USER_AGENT: &str = concat!(
@@ -100,7 +102,7 @@ impl Web {
             detail,
         };
         self.block_on(async {
-            let response = request.send().await.map_err(|e| failed(chain(&e)))?;
+            let response = request.send().await.map_err(|e| failed(error_chain(&e)))?;
             let status = response.status();
             if !status.is_success() {
                 return Err(failed(format!("answered {status}")));
@@ -139,7 +141,7 @@ impl Web {
                 .header(reqwest::header::ACCEPT, "text/html, text/plain, text/markdown, application/rss+xml, application/atom+xml, application/xml;q=0.9")
                 .send()
                 .await
-                .map_err(|e| failed(chain(&e)))?;
+                .map_err(|e| failed(error_chain(&e)))?;
             let status = response.status();
             if !status.is_success() {
                 return Err(failed(format!("answered {status}")));
@@ -230,7 +232,7 @@ fn kind_of(content_type: &str) -> Option<Kind> {
 /// length, or send none).
 async fn read_capped(mut response: reqwest::Response, max: usize) -> Result<Vec<u8>, String> {
     let mut bytes = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(|e| chain(&e))? {
+    while let Some(chunk) = response.chunk().await.map_err(|e| error_chain(&e))? {
         if bytes.len() + chunk.len() > max {
             return Err(format!(
                 "over the {max} bytes a page may have; not read further"
@@ -270,17 +272,6 @@ fn looks_latin1(bytes: &[u8]) -> bool {
     head.contains("charset=iso-8859-1")
         || head.contains("charset=\"iso-8859-1\"")
         || head.contains("charset=windows-1252")
-}
-
-fn chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(e) = source {
-        text.push_str(": ");
-        text.push_str(&e.to_string());
-        source = e.source();
-    }
-    text
 }
 
 #[cfg(test)]

@@ -365,7 +365,9 @@ fn retry_after(error: &genai::Error) -> Option<Duration> {
     (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds))
 }
 
-fn error_chain(error: &dyn std::error::Error) -> String {
+/// An error with its causes, `outer: inner: …` (reqwest's own message
+/// hides whether a timeout, a refusal or TLS failed).
+pub fn error_chain(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
     while let Some(e) = source {

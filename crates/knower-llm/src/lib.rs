@@ -15,7 +15,7 @@ mod error;
 pub mod scripted;
 mod structured;
 
-pub use client::{Llm, Reply, Streamed, Usage, install_tls_provider};
+pub use client::{Llm, Reply, Streamed, Usage, error_chain, install_tls_provider};
 pub use config::{LlmConfig, Protocol, Provider};
 pub use error::{LlmError, Result};
 pub use structured::{MAX_ATTEMPTS, corrective_message, parse_json_reply, structured};

@@ -215,6 +215,12 @@ pub fn stamp(text: &str, stamp: Stamp<'_>) -> Result<String, String> {
     ))
 }
 
+/// A value written into frontmatter: its JSON text, which YAML reads as
+/// the same value (strings quoted and escaped, lists in brackets).
+pub fn value<T: serde::Serialize + ?Sized>(value: &T) -> String {
+    serde_json::to_string(value).expect("plain values serialise")
+}
+
 /// A scalar frontmatter value as text (`updated`, `created`, a title…).
 pub fn scalar(map: &Map<String, Value>, key: &str) -> Option<String> {
     match map.get(key)? {
