@@ -44,7 +44,10 @@ pub enum Kind {
 }
 
 pub struct Web {
-    client: reqwest::Client,
+    /// Built at the first request: every command opens the gardener, few
+    /// of them reach the web.
+    client: OnceLock<reqwest::Client>,
+    timeout_secs: u64,
     max_bytes: usize,
     /// robots.txt by origin (`None`: none, or unreadable: everything allowed).
     robots: Mutex<HashMap<String, Option<Arc<texting_robots::Robot>>>>,
@@ -61,16 +64,9 @@ impl Drop for Web {
 
 impl Web {
     pub fn new(settings: &Settings) -> Web {
-        knower_llm::install_tls_provider();
-        let client = reqwest::Client::builder()
-            .user_agent(USER_AGENT)
-            .connect_timeout(Duration::from_secs(settings.timeout_secs.min(10)))
-            .timeout(Duration::from_secs(settings.timeout_secs))
-            .redirect(reqwest::redirect::Policy::limited(5))
-            .build()
-            .expect("an HTTP client with rustls builds");
         Web {
-            client,
+            client: OnceLock::new(),
+            timeout_secs: settings.timeout_secs,
             max_bytes: settings.max_page_bytes,
             robots: Mutex::new(HashMap::new()),
             io: OnceLock::new(),
@@ -116,7 +112,16 @@ impl Web {
     }
 
     pub fn client(&self) -> &reqwest::Client {
-        &self.client
+        self.client.get_or_init(|| {
+            knower_llm::install_tls_provider();
+            reqwest::Client::builder()
+                .user_agent(USER_AGENT)
+                .connect_timeout(Duration::from_secs(self.timeout_secs.min(10)))
+                .timeout(Duration::from_secs(self.timeout_secs))
+                .redirect(reqwest::redirect::Policy::limited(5))
+                .build()
+                .expect("an HTTP client with rustls builds")
+        })
     }
 
     /// Fetches a page or a feed, if robots.txt allows it.
@@ -136,7 +141,7 @@ impl Web {
         }
         self.block_on(async {
             let response = self
-                .client
+                .client()
                 .get(parsed.clone())
                 .header(reqwest::header::ACCEPT, "text/html, text/plain, text/markdown, application/rss+xml, application/atom+xml, application/xml;q=0.9")
                 .send()
@@ -189,7 +194,7 @@ impl Web {
                 let robots_url = format!("{origin}/robots.txt");
                 let fetched = self.block_on(async {
                     let response = self
-                        .client
+                        .client()
                         .get(&robots_url)
                         .timeout(Duration::from_secs(10))
                         .send()
