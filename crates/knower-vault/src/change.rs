@@ -14,13 +14,11 @@
 //! 4. once the lock is released, listeners hear which paths changed.
 
 use std::collections::HashMap;
-use std::fs;
 use std::io;
 
 use crate::blobs::Hash;
 use crate::error::{Error, Result};
 use crate::frontmatter::{self, Stamp, Updated};
-use crate::fsutil;
 use crate::intent::Note;
 use crate::journal::{ChangeRecord, FileChange, Version};
 use crate::manifest::{Entry, EntryKind};
@@ -127,18 +125,21 @@ impl<'a> Tx<'a> {
         Ok(())
     }
 
-    fn disk(&self, path: &VaultPath) -> Result<std::path::PathBuf> {
-        path::resolve(self.vault.root(), path, Access::Write)
+    /// Refuses, with a clear error, a path that goes through a link now;
+    /// the operation itself then goes by descriptor ([`Beneath`]), which
+    /// refuses a link swapped in after this check.
+    fn check(&self, path: &VaultPath) -> Result<()> {
+        path::resolve(self.vault.root(), path, Access::Write).map(drop)
     }
 
     /// Reads what is at `path` now. A file's content is put in the blob store
     /// before anything can replace it, so the journal can always restore it —
     /// even an edit made in another editor that Knower has not processed yet.
     pub(crate) fn read(&mut self, path: &VaultPath) -> Result<Current> {
-        let disk = self.disk(path)?;
-        let meta = match fs::symlink_metadata(&disk) {
-            Ok(m) => m,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+        self.check(path)?;
+        let meta = match self.vault.beneath.metadata(path) {
+            Ok(Some(m)) => m,
+            Ok(None) => {
                 self.known.insert(path.clone(), Version::Absent);
                 return Ok(Current::Absent);
             }
@@ -156,7 +157,11 @@ impl<'a> Tx<'a> {
         if !meta.is_file() {
             return Err(Error::Refused(format!("{path} is not a regular file")));
         }
-        let bytes = fs::read(&disk).map_err(Error::io(format!("reading {path}")))?;
+        let bytes = self
+            .vault
+            .beneath
+            .read(path)
+            .map_err(Error::io(format!("reading {path}")))?;
         let hash = Hash::of(&bytes);
         self.vault
             .blobs
@@ -196,15 +201,18 @@ impl<'a> Tx<'a> {
         before: Version,
         bytes: Vec<u8>,
     ) -> Result<()> {
-        let disk = self.disk(path)?;
+        self.check(path)?;
         let hash = Hash::of(&bytes);
         self.vault
             .blobs
             .put(&hash, &bytes)
             .map_err(Error::io(format!("keeping the new version of {path}")))?;
         self.before_writing()?;
-        fsutil::write_atomic(&disk, &bytes).map_err(Error::io(format!("writing {path}")))?;
-        let meta = fs::metadata(&disk).map_err(Error::io(format!("reading back {path}")))?;
+        let meta = self
+            .vault
+            .beneath
+            .write_atomic(path, &bytes)
+            .map_err(Error::io(format!("writing {path}")))?;
         let entry = Entry::file(path, &bytes, hash, &meta);
         self.record(path, before, Version::File(hash), Some(entry));
         Ok(())
@@ -219,24 +227,24 @@ impl<'a> Tx<'a> {
         if let Some(parent) = path.parent() {
             self.make_folder(&parent)?;
         }
-        let disk = self.disk(path)?;
-        let existed = match fs::symlink_metadata(&disk) {
-            Ok(meta) if meta.is_file() => true,
-            Ok(meta) if meta.is_dir() => {
+        self.check(path)?;
+        match self.vault.beneath.metadata(path) {
+            Ok(Some(meta)) if meta.is_dir() => {
                 return Err(Error::IsAFolder {
                     path: path.to_string(),
                 });
             }
-            Ok(_) => return Err(Error::Refused(format!("{path} is not a regular file"))),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => false,
+            Ok(Some(meta)) if !meta.is_file() => {
+                return Err(Error::Refused(format!("{path} is not a regular file")));
+            }
+            Ok(_) => {}
             Err(e) => return Err(Error::io(format!("reading {path}"))(e)),
-        };
-        fsutil::append_durable(&disk, line).map_err(Error::io(format!("appending to {path}")))?;
-        if !existed {
-            self.sync_parent(path)?;
         }
-        let bytes = fs::read(&disk).map_err(Error::io(format!("reading back {path}")))?;
-        let meta = fs::metadata(&disk).map_err(Error::io(format!("reading back {path}")))?;
+        let (bytes, meta) = self
+            .vault
+            .beneath
+            .append(path, line)
+            .map_err(Error::io(format!("appending to {path}")))?;
         let entry = Entry::file(path, &bytes, Hash::of(&bytes), &meta);
         self.note(path, Some(entry));
         Ok(())
@@ -263,10 +271,12 @@ impl<'a> Tx<'a> {
                 if let Some(parent) = path.parent() {
                     self.make_folder(&parent)?;
                 }
-                let disk = self.disk(path)?;
+                self.check(path)?;
                 self.before_writing()?;
-                fs::create_dir(&disk).map_err(Error::io(format!("creating folder {path}")))?;
-                self.sync_parent(path)?;
+                self.vault
+                    .beneath
+                    .create_folder(path)
+                    .map_err(Error::io(format!("creating folder {path}")))?;
                 self.record(
                     path,
                     Version::Absent,
@@ -286,19 +296,23 @@ impl<'a> Tx<'a> {
                 path: path.to_string(),
             }),
             Version::File(hash) => {
-                let disk = self.disk(path)?;
+                self.check(path)?;
                 self.before_writing()?;
-                fs::remove_file(&disk).map_err(Error::io(format!("removing {path}")))?;
-                self.sync_parent(path)?;
+                self.vault
+                    .beneath
+                    .remove_file(path)
+                    .map_err(Error::io(format!("removing {path}")))?;
                 self.record(path, Version::File(hash), Version::Absent, None);
                 Ok(())
             }
             Version::Folder => {
                 let contents = self.folder_contents(path, true)?;
-                let disk = self.disk(path)?;
+                self.check(path)?;
                 self.before_writing()?;
-                fs::remove_dir_all(&disk).map_err(Error::io(format!("removing {path}")))?;
-                self.sync_parent(path)?;
+                self.vault
+                    .beneath
+                    .remove_folder(path)
+                    .map_err(Error::io(format!("removing {path}")))?;
                 // Deepest first, so an undo recreates folders before their files.
                 for (p, version) in contents.into_iter().rev() {
                     self.record(&p, version, Version::Absent, None);
@@ -332,11 +346,13 @@ impl<'a> Tx<'a> {
         if let Some(parent) = to.parent() {
             self.make_folder(&parent)?;
         }
-        let (from_disk, to_disk) = (self.disk(from)?, self.disk(to)?);
+        self.check(from)?;
+        self.check(to)?;
         self.before_writing()?;
-        fs::rename(&from_disk, &to_disk).map_err(Error::io(format!("moving {from} to {to}")))?;
-        self.sync_parent(from)?;
-        self.sync_parent(to)?;
+        self.vault
+            .beneath
+            .rename(from, to)
+            .map_err(Error::io(format!("moving {from} to {to}")))?;
         for (old, version) in moved {
             let new = old
                 .rebase(from, to)
@@ -344,9 +360,12 @@ impl<'a> Tx<'a> {
             let entry = match &version {
                 Version::Folder => Entry::folder(),
                 _ => {
-                    let disk = new.on_disk(self.vault.root());
-                    let meta =
-                        fs::metadata(&disk).map_err(Error::io(format!("reading back {new}")))?;
+                    let meta = self
+                        .vault
+                        .beneath
+                        .metadata(&new)
+                        .and_then(|m| m.ok_or_else(|| io::ErrorKind::NotFound.into()))
+                        .map_err(Error::io(format!("reading back {new}")))?;
                     match self.state.manifest.get(&old) {
                         Some(e) if e.hash.map(Version::File).as_ref() == Some(&version) => Entry {
                             mtime_ns: crate::manifest::mtime_ns(&meta),
@@ -354,8 +373,11 @@ impl<'a> Tx<'a> {
                             ..e.clone()
                         },
                         _ => {
-                            let bytes =
-                                fs::read(&disk).map_err(Error::io(format!("reading {new}")))?;
+                            let bytes = self
+                                .vault
+                                .beneath
+                                .read(&new)
+                                .map_err(Error::io(format!("reading {new}")))?;
                             let hash = Hash::of(&bytes);
                             Entry::file(&new, &bytes, hash, &meta)
                         }
@@ -377,7 +399,7 @@ impl<'a> Tx<'a> {
         path: &VaultPath,
         removing: bool,
     ) -> Result<Vec<(VaultPath, Version)>> {
-        self.disk(path)?;
+        self.check(path)?;
         let found = walk(self.vault.root(), path);
         if let Some(error) = found.errors.first() {
             return Err(Error::Refused(format!(
@@ -399,11 +421,6 @@ impl<'a> Tx<'a> {
             contents.push((p, version));
         }
         Ok(contents)
-    }
-
-    fn sync_parent(&self, path: &VaultPath) -> Result<()> {
-        let parent = path.parent().unwrap_or_default().on_disk(self.vault.root());
-        fsutil::sync_dir(&parent).map_err(Error::io(format!("syncing the folder of {path}")))
     }
 
     /// Notes a path's new state: in the change's file list (merging repeated
@@ -549,8 +566,13 @@ impl<'a> Tx<'a> {
         if self.state.tree_body.as_deref() == Some(body.as_str()) {
             return Ok(false);
         }
-        let disk = self.vault.root().join(TREE_MD);
-        let existing = fs::read_to_string(&disk).ok();
+        let tree_md = VaultPath::parse(TREE_MD).expect("a valid path");
+        let existing = self
+            .vault
+            .beneath
+            .read(&tree_md)
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok());
         let existing_split = existing.as_deref().and_then(|t| frontmatter::split(t).ok());
         if existing_split.is_some_and(|s| s.body == body && s.frontmatter.is_some()) {
             self.state.tree_body = Some(body);
@@ -566,7 +588,10 @@ impl<'a> Tx<'a> {
             updated: Updated::Set(&self.now),
         };
         let text = frontmatter::stamp(&body, stamp).expect("tree.md's body has no frontmatter");
-        fsutil::write_atomic(&disk, text.as_bytes()).map_err(Error::io("writing tree.md"))?;
+        self.vault
+            .beneath
+            .write_atomic(&tree_md, text.as_bytes())
+            .map_err(Error::io("writing tree.md"))?;
         self.state.tree_body = Some(body);
         Ok(true)
     }

@@ -11,6 +11,7 @@
 //! the same pipeline by [`Vault::rescan`] and [`Vault::watch`].
 
 mod batch;
+mod beneath;
 mod blobs;
 mod change;
 mod error;

@@ -181,7 +181,7 @@ impl Tx<'_> {
         // A path through a symbolic link is not part of the vault.
         let meta = path::resolve(self.vault.root(), base, Access::Write)
             .ok()
-            .and_then(|disk| fs::symlink_metadata(disk).ok());
+            .and_then(|_| self.vault.beneath.metadata(base).ok().flatten());
         match meta {
             Some(m) if m.is_file() => self.sync_file(base, &m, report),
             Some(m) if m.is_dir() => self.sync_folder(base, report, progress),
@@ -280,8 +280,7 @@ impl Tx<'_> {
         report: &mut SyncReport,
     ) -> Result<()> {
         let known = self.state.manifest.get(path).cloned();
-        let disk = path.on_disk(self.vault.root());
-        let bytes = match fs::read(&disk) {
+        let bytes = match self.vault.beneath.read(path) {
             Ok(b) => b,
             // Gone again already: the watcher will report the removal.
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
@@ -324,19 +323,39 @@ impl Tx<'_> {
         let before = known.as_ref().map_or(Version::Absent, Version::from);
         if !self.recovering
             && let Some(stamped) = self.stamp_external(path, &bytes, meta, known.is_some())
-            && unchanged_since(&disk, meta)
+            && self.unchanged_since(path, meta)
         {
             self.store(path, before, stamped)?;
             report.stamped.push(path.clone());
             return Ok(());
         }
-        let meta = fs::metadata(&disk).map_err(Error::io(format!("reading {path}")))?;
+        let meta = self
+            .vault
+            .beneath
+            .metadata(path)
+            .and_then(|m| m.ok_or_else(|| io::ErrorKind::NotFound.into()))
+            .map_err(Error::io(format!("reading {path}")))?;
         let entry = Entry::file(path, &bytes, hash, &meta);
         if let Some(problem) = &entry.problem {
             report.problems.push((path.clone(), problem.clone()));
         }
         self.record(path, before, Version::File(hash), Some(entry));
         Ok(())
+    }
+
+    /// True when the file still has the size and time it had when it was
+    /// read: an editor that saved again meanwhile must not have its save
+    /// overwritten (its own event will bring the new content).
+    fn unchanged_since(&self, path: &VaultPath, meta: &Metadata) -> bool {
+        self.vault
+            .beneath
+            .metadata(path)
+            .ok()
+            .flatten()
+            .is_some_and(|now| {
+                now.len() == meta.len()
+                    && crate::manifest::mtime_ns(&now) == crate::manifest::mtime_ns(meta)
+            })
     }
 
     /// The markdown text with its managed fields set, when that differs from
@@ -372,16 +391,6 @@ impl Tx<'_> {
             .filter(|out| out.as_bytes() != bytes)
             .map(String::into_bytes)
     }
-}
-
-/// True when the file still has the size and time it had when it was read:
-/// an editor that saved again meanwhile must not have its save overwritten
-/// (its own event will bring the new content).
-fn unchanged_since(disk: &std::path::Path, meta: &Metadata) -> bool {
-    fs::metadata(disk).is_ok_and(|now| {
-        now.len() == meta.len()
-            && crate::manifest::mtime_ns(&now) == crate::manifest::mtime_ns(meta)
-    })
 }
 
 #[cfg(test)]

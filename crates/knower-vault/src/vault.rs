@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde::Serialize;
 
+use crate::beneath::Beneath;
 use crate::blobs::BlobStore;
 use crate::change::{Current, Tx};
 use crate::error::{Error, Result};
@@ -64,6 +65,8 @@ pub(crate) struct State {
 /// may share one folder.
 pub struct Vault {
     root: PathBuf,
+    /// Every file operation on the user's files goes through this.
+    pub(crate) beneath: Beneath,
     lock: VaultLock,
     pub(crate) intent: Intent,
     pub(crate) blobs: BlobStore,
@@ -185,7 +188,9 @@ impl Vault {
         let manifest = Manifest::load(internal.join("manifest.jsonl"))
             .map_err(Error::io("reading the manifest"))?;
         let journal_path = internal.join("journal").join("changes.jsonl");
+        let beneath = Beneath::open(&root).map_err(Error::io("opening the vault's folder"))?;
         Ok(Vault {
+            beneath,
             lock,
             intent,
             blobs,
@@ -229,12 +234,19 @@ impl Vault {
     pub fn read_bytes(&self, path: &str) -> Result<Vec<u8>> {
         let p = VaultPath::parse(path)?;
         let disk = path::resolve(&self.root, &p, Access::Read)?;
-        match fs::metadata(&disk) {
-            Ok(m) if m.is_dir() => Err(Error::IsAFolder {
+        // A link inside the vault is read where it leads, by descriptor.
+        let real = VaultPath::from_disk(&self.root, &disk).ok_or_else(|| Error::OutsideVault {
+            path: p.to_string(),
+        })?;
+        match self.beneath.metadata(&real) {
+            Ok(Some(m)) if m.is_dir() => Err(Error::IsAFolder {
                 path: p.to_string(),
             }),
-            Ok(_) => fs::read(&disk).map_err(Error::io(format!("reading {p}"))),
-            Err(_) => Err(Error::NotFound {
+            Ok(Some(_)) => self
+                .beneath
+                .read(&real)
+                .map_err(Error::io(format!("reading {p}"))),
+            Ok(None) | Err(_) => Err(Error::NotFound {
                 path: p.to_string(),
             }),
         }

@@ -1,0 +1,82 @@
+//! A folder swapped for a symbolic link while Knower writes into it: the
+//! adversarial pass's reproduction, run against a bounded number of writes,
+//! moves and removals. Nothing may land outside the vault, and nothing
+//! outside may be moved or removed.
+
+use std::fs;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use knower_vault::{Author, Position, Vault};
+
+fn me() -> Author {
+    Author::new("test", "racing")
+}
+
+/// `mv V/race V/racereal; ln -s S V/race; rm V/race; mv -T V/racereal V/race`
+/// in a loop until `stop`.
+fn swap_loop(vault: &Path, outside: &Path, stop: &AtomicBool) {
+    let (race, real) = (vault.join("race"), vault.join("racereal"));
+    while !stop.load(Ordering::Relaxed) {
+        if fs::rename(&race, &real).is_err() {
+            continue;
+        }
+        let _ = std::os::unix::fs::symlink(outside, &race);
+        let _ = fs::remove_file(&race);
+        let _ = fs::rename(&real, &race);
+    }
+}
+
+#[test]
+fn a_folder_swapped_for_a_link_mid_write_never_lets_a_change_out() {
+    let vault_dir = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    fs::write(outside.path().join("keep.md"), "not the vault's").unwrap();
+    let (vault, _) = Vault::init(vault_dir.path(), &me()).unwrap();
+    vault.write("race/x.md", "a\n", &me()).unwrap();
+    vault.write("elsewhere/y.md", "y\n", &me()).unwrap();
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let swapper = {
+        let (stop, root, out) = (
+            stop.clone(),
+            vault_dir.path().to_path_buf(),
+            outside.path().to_path_buf(),
+        );
+        std::thread::spawn(move || swap_loop(&root, &out, &stop))
+    };
+
+    let started = Instant::now();
+    let (mut tried, mut done) = (0, 0);
+    for i in 0..300 {
+        let outcomes = [
+            vault.write(&format!("race/w{i}.md"), &format!("R{i}\n"), &me()),
+            vault.append("race/x.md", &format!("line {i}\n"), Position::Bottom, &me()),
+            vault.rename("race/keep.md", &format!("moved{i}.md"), &me()),
+            vault.rename(&format!("race/w{i}.md"), "elsewhere/in.md", &me()),
+            vault.rename("elsewhere/in.md", &format!("race/back{i}.md"), &me()),
+            vault.delete(&format!("race/back{i}.md"), &me()),
+        ];
+        tried += outcomes.len();
+        done += outcomes.iter().filter(|o| o.is_ok()).count();
+        if started.elapsed() > Duration::from_secs(20) {
+            break;
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    swapper.join().unwrap();
+    eprintln!("{tried} operations tried during the swaps, {done} done");
+
+    let left: Vec<_> = fs::read_dir(outside.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(left, ["keep.md"], "{tried} operations tried, {done} done");
+    assert_eq!(
+        fs::read_to_string(outside.path().join("keep.md")).unwrap(),
+        "not the vault's"
+    );
+    assert!(done > 0, "the race must leave the vault usable");
+}
