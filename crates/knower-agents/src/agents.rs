@@ -130,6 +130,11 @@ impl Agents {
         if question.trim().is_empty() {
             return Err(Error::Invalid("the question is empty".into()));
         }
+        // A scope outside the vault is the asker's mistake, whichever engine
+        // would have used it: refused here, not by a model's failed search.
+        if let Some(scope) = scope {
+            knower_index::query::Scope::parse(scope)?;
+        }
         match &self.engine {
             Engine::Offline => offline::answer(&self.index, question, mode, scope),
             Engine::Llm(llm) => {

@@ -188,6 +188,29 @@ fn the_search_agent_cannot_write_even_if_the_model_tries() {
 }
 
 #[test]
+fn a_scope_outside_the_vault_is_the_askers_mistake_and_no_model_is_called() {
+    let fx = Fixture::new();
+    let server = ScriptedServer::start(
+        Protocol::OpenAiChat,
+        vec![Step::json(openai::text("The vault does not say."))],
+    );
+    let agents = fx.with_llm(&server, Settings::default(), 10.0);
+    for scope in ["path:../..", "/etc", "project:a/b"] {
+        let error = agents
+            .ask_within("anything?", Mode::Fast, Some(scope))
+            .unwrap_err();
+        assert!(
+            matches!(
+                error,
+                knower_agents::Error::Index(knower_index::Error::BadQuery(_))
+            ),
+            "{scope}: {error:?}"
+        );
+    }
+    assert!(server.requests().is_empty());
+}
+
+#[test]
 fn invalid_final_json_is_corrected_once() {
     let fx = Fixture::new();
     let server = ScriptedServer::start(

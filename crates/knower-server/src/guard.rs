@@ -5,10 +5,13 @@
 //!   rebinding) sends its own name as Host and is refused.
 //! - **Origin**: a browser names the page that makes a request; only pages
 //!   served by this server itself may call it. Other programs send none.
+//! - **Fetch metadata**: a browser also says whether a request comes from
+//!   another site (`Sec-Fetch-Site`), even where it sends no Origin; such
+//!   requests are refused, but for opening the UI itself from a link.
 //! - **Token**: when `KNOWER_TOKEN` is set (required off loopback), every
 //!   request but the UI's static files carries it, as
 //!   `Authorization: Bearer …` or, for `EventSource`, which cannot set
-//!   headers, `?token=…`.
+//!   headers, `?token=…` (URL-encoded, as browsers write it).
 
 use std::sync::Arc;
 
@@ -66,6 +69,22 @@ impl Guard {
                 ));
             }
         }
+        let fetched_from = headers
+            .get("sec-fetch-site")
+            .and_then(|h| h.to_str().ok())
+            .map(str::to_ascii_lowercase);
+        if let Some(site) = fetched_from
+            && (site == "cross-site" || site == "same-site")
+            && !is_static(request)
+        {
+            return Some(ApiError::new(
+                StatusCode::FORBIDDEN,
+                "cross_site_refused",
+                format!(
+                    "the browser says this request comes from another site ({site}); only this server's own page may call it"
+                ),
+            ));
+        }
         if let Some(token) = &self.token
             && !is_static(request)
             && !presents(headers, request.uri().query(), token)
@@ -98,10 +117,12 @@ fn presents(headers: &HeaderMap, query: Option<&str>, token: &str) -> bool {
         .get(header::AUTHORIZATION)
         .and_then(|h| h.to_str().ok())
         .and_then(|h| h.strip_prefix("Bearer "));
+    // Percent-decoding only: a `+` in a token is itself, as in a header.
     let in_query = query.and_then(|q| {
         q.split('&')
             .find_map(|pair| pair.strip_prefix("token="))
-            .map(str::to_string)
+            .and_then(|raw| percent_encoding::percent_decode_str(raw).decode_utf8().ok())
+            .map(|decoded| decoded.into_owned())
     });
     bearer.is_some_and(|b| same(b, token)) || in_query.is_some_and(|q| same(&q, token))
 }

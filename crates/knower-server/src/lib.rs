@@ -3,7 +3,8 @@
 //! service at `/mcp`, and the web UI.
 //!
 //! Start at [`Server::start`]. The pieces: `app` (what routes share),
-//! `routes` (one module per concern), `guard` (Host, Origin, token),
+//! `routes` (one module per concern), `guard` (Host, Origin, fetch
+//! metadata, token), `listen` (the accept loop and its bounds),
 //! [`render`] (safe HTML), `assets` (the web UI, compiled in). The queue,
 //! its worker and the events live in `knower-service`.
 
@@ -11,10 +12,12 @@ mod app;
 mod assets;
 mod error;
 mod guard;
+mod listen;
 pub mod render;
 mod routes;
 mod server;
 
 pub use app::App;
+pub use listen::{BODY_STALL_TIMEOUT, HEADER_TIMEOUT, MAX_CONNECTIONS};
 pub use routes::{MAX_JSON_BYTES, MAX_MULTIPART_BYTES};
 pub use server::{DEFAULT_ADDR, ServeError, Server, ServerConfig};

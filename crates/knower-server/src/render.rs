@@ -2,7 +2,7 @@
 //! model, so the HTML is sanitised: no script, no event handlers, no
 //! `javascript:` links, no styles — only the markup markdown produces.
 
-use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, html};
+use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd, html};
 
 /// The body of a note (its frontmatter apart) as safe HTML: GitHub-style
 /// tables, task lists, strikethrough, footnotes and `[[wiki links]]`.
@@ -24,7 +24,10 @@ pub fn markdown_to_html(body: &str) -> String {
     // Depth of open tags, and whether the enclosing top-level block is a list.
     let mut depth = 0usize;
     let mut in_list = false;
+    // For each open image: whether it became a link.
+    let mut images = Vec::new();
     for (event, range) in Parser::new_ext(body, options).into_offset_iter() {
+        let event = remote_image_as_link(event, &mut images);
         let open = || {
             let text = body[range.clone()].trim_end();
             let last = range.start + text.len().saturating_sub(1);
@@ -89,7 +92,8 @@ fn sanitiser() -> ammonia::Builder<'static> {
             match (element, attribute) {
                 // Only checkboxes, and only the text-align of table cells.
                 ("input", "type") if value != "checkbox" => None,
-                ("th" | "td", "style") if !value.starts_with("text-align:") => None,
+                ("th" | "td", "style") if !CELL_STYLES.contains(&value) => None,
+                ("img", "src") if is_remote(value) => None,
                 ("code", "class") if !value.starts_with("language-") => None,
                 ("div", "data-lines") if !is_line_range(value) => None,
                 _ => Some(value.into()),
@@ -97,6 +101,58 @@ fn sanitiser() -> ammonia::Builder<'static> {
         })
         .link_rel(Some("noopener noreferrer nofollow"));
     builder
+}
+
+/// An image from another site becomes a link to it, its alt text the
+/// link's text: the page never loads anything from elsewhere.
+fn remote_image_as_link<'a>(event: Event<'a>, images: &mut Vec<bool>) -> Event<'a> {
+    match event {
+        Event::Start(Tag::Image {
+            link_type,
+            dest_url,
+            title,
+            id,
+        }) => {
+            let remote = is_remote(&dest_url);
+            images.push(remote);
+            let tag = if remote {
+                Tag::Link {
+                    link_type,
+                    dest_url,
+                    title,
+                    id,
+                }
+            } else {
+                Tag::Image {
+                    link_type,
+                    dest_url,
+                    title,
+                    id,
+                }
+            };
+            Event::Start(tag)
+        }
+        Event::End(TagEnd::Image) if images.pop() == Some(true) => Event::End(TagEnd::Link),
+        other => other,
+    }
+}
+
+/// The only styles markdown gives a table cell, exactly as pulldown-cmark
+/// writes them: safe by themselves, not because the page's CSP says so.
+const CELL_STYLES: [&str; 3] = [
+    "text-align: left",
+    "text-align: center",
+    "text-align: right",
+];
+
+/// An address on another site (or any scheme): nothing is loaded from there.
+fn is_remote(src: &str) -> bool {
+    let scheme = src.split_once(':').is_some_and(|(s, _)| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+    });
+    scheme || src.starts_with("//")
 }
 
 fn is_line_range(value: &str) -> bool {
@@ -139,6 +195,29 @@ mod tests {
         }
         assert!(html.contains("https://example.org"), "{html}");
         assert!(html.contains("noopener"), "{html}");
+    }
+
+    #[test]
+    fn cell_styles_are_exact_and_remote_images_become_links() {
+        let html = markdown_to_html(
+            "<table><tr><td style=\"text-align:left;background:url(https://evil.example/x);position:fixed\">x</td></tr></table>\n\n![a cat](https://evil.example/cat.png)\n\n![local](images/dog.png)\n\n<img src=\"//evil.example/y.png\">\n",
+        );
+        for bad in [
+            "background",
+            "position:fixed",
+            "<img src=\"https",
+            "<img src=\"//",
+        ] {
+            assert!(!html.contains(bad), "{bad} survived: {html}");
+        }
+        assert!(
+            html.contains(r#"<a href="https://evil.example/cat.png" rel="noopener noreferrer nofollow">a cat</a>"#),
+            "{html}"
+        );
+        assert!(
+            html.contains(r#"<img src="images/dog.png" alt="local">"#),
+            "{html}"
+        );
     }
 
     #[test]

@@ -12,6 +12,7 @@ use knower_vault::{Vault, WatchEvent, Watcher};
 
 use crate::app::App;
 use crate::guard::Guard;
+use crate::listen;
 use crate::routes;
 
 /// The address `knower serve` binds by default.
@@ -112,13 +113,12 @@ impl Server {
         let (mcp, stop_mcp) =
             knower_mcp::http_service(knower_mcp::Knower::new(self.app.service.clone()));
         let router = routes::router(self.app.clone(), self.guard.clone(), mcp);
-        let served = axum::serve(self.listener, router)
-            .with_graceful_shutdown(async move {
-                shutdown.await;
-                // MCP sessions hold streams open; they end with the server.
-                stop_mcp.cancel();
-            })
-            .await;
+        let served = listen::serve(self.listener, router, async move {
+            shutdown.await;
+            // MCP sessions hold streams open; they end with the server.
+            stop_mcp.cancel();
+        })
+        .await;
         self.run_file.remove();
         self.serving.shutdown().await;
         served

@@ -317,6 +317,16 @@ fn bad_requests_get_clear_errors() {
     let cases: Vec<(u16, &str, (u16, Value))> = vec![
         (
             400,
+            "bad_request",
+            raw(
+                "POST",
+                "/search",
+                &json_type,
+                b"{\"query\": \"a\", \"scope\": \"path:../..\"}".to_vec(),
+            ),
+        ),
+        (
+            400,
             "invalid_json",
             raw("POST", "/update", &json_type, b"{\"text\": ".to_vec()),
         ),
@@ -327,7 +337,7 @@ fn bad_requests_get_clear_errors() {
         ),
         (
             400,
-            "invalid_json",
+            "invalid_utf8",
             raw("POST", "/update", &json_type, vec![0xff, 0xfe, b'{']),
         ),
         (
@@ -509,7 +519,7 @@ fn rendered_html_is_sanitised() {
         .vault
         .write(
             "web/clip.md",
-            "# Clipped\n\n<script>alert('x')</script>\n\n<img src=x onerror=alert(1)>\n\n[go](javascript:alert(2))\n",
+            "# Clipped\n\n<script>alert('x')</script>\n\n<img src=x onerror=alert(1)>\n\n[go](javascript:alert(2))\n\n<table><tr><td style=\"text-align:left;background:url(https://evil.example/x);position:fixed\">x</td></tr></table>\n\n![tracker](https://evil.example/pixel.png)\n",
             &Author::new("test", "a page from the web"),
         )
         .unwrap();
@@ -521,9 +531,20 @@ fn rendered_html_is_sanitised() {
         html.contains(">go</a>"),
         "the link stays, without its script: {html}"
     );
-    for bad in ["<script", "onerror", "javascript:"] {
+    for bad in [
+        "<script",
+        "onerror",
+        "javascript:",
+        "background",
+        "position:fixed",
+        "<img src=\"https:",
+    ] {
         assert!(!html.contains(bad), "{bad} in {html}");
     }
+    assert!(
+        html.contains(r#"href="https://evil.example/pixel.png""#) && html.contains(">tracker</a>"),
+        "a remote image is a link: {html}"
+    );
 }
 
 #[test]
@@ -927,4 +948,185 @@ fn the_garden_is_listed_run_and_decided_over_http() {
             .unwrap()
             .contains("an old release")
     );
+}
+
+/// Sends raw bytes on a new connection and returns the status of the
+/// answer, or `None` when the server closed the connection without one.
+fn raw_status(stream: &mut TcpStream) -> Option<u16> {
+    let mut reader = BufReader::new(stream);
+    let mut line = String::new();
+    reader.read_line(&mut line).ok()?;
+    line.split(' ').nth(1)?.parse().ok()
+}
+
+#[test]
+fn a_silent_or_slow_client_cannot_hold_the_server() {
+    let server = serve(None);
+    let connect = || {
+        let stream = TcpStream::connect(server.address).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        stream
+    };
+    // A body declared far beyond any limit is refused before it is read.
+    let mut huge = connect();
+    write!(
+        huge,
+        "POST /update HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 99999999999\r\n\r\n"
+    )
+    .unwrap();
+    let started = Instant::now();
+    assert_eq!(raw_status(&mut huge), Some(413));
+    assert!(started.elapsed() < Duration::from_secs(5));
+
+    // A body that stops arriving gets an answer when it has stalled too long.
+    let mut stalled = connect();
+    write!(
+        stalled,
+        "POST /update HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{{\"text\": \"the"
+    )
+    .unwrap();
+    // More connections than the server serves at once, each with half its
+    // headers: all are closed once the header timeout has passed.
+    let mut half_sent: Vec<TcpStream> = (0..knower_server::MAX_CONNECTIONS + 24)
+        .map(|_| {
+            let mut stream = connect();
+            write!(stream, "POST /update HTTP/1.1\r\nHost: 127.").unwrap();
+            stream
+        })
+        .collect();
+    let started = Instant::now();
+    assert_eq!(raw_status(&mut stalled), Some(408));
+    assert!(
+        started.elapsed() < knower_server::BODY_STALL_TIMEOUT + Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    let deadline = started + knower_server::HEADER_TIMEOUT * 2 + Duration::from_secs(10);
+    for stream in &mut half_sent {
+        let status = raw_status(stream);
+        assert!(
+            status.is_none() || status == Some(408),
+            "a half-sent request was answered {status:?}"
+        );
+        assert!(Instant::now() < deadline, "connections were held too long");
+    }
+    // And the server serves again.
+    assert_eq!(server.get("/health").0, 200);
+}
+
+#[test]
+fn a_token_is_compared_url_decoded_in_the_query() {
+    let server = serve(Some("ab+c/d="));
+    assert_eq!(server.get("/health?token=ab%2Bc%2Fd%3D").0, 200);
+    assert_eq!(server.get("/health?token=ab+c/d=").0, 200);
+    assert_eq!(server.get("/health?token=ab%20c%2Fd%3D").0, 401);
+    let status = block_on(async {
+        client()
+            .get(server.url("/health"))
+            .bearer_auth("ab+c/d=")
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16()
+    });
+    assert_eq!(status, 200);
+}
+
+#[test]
+fn a_request_the_browser_marks_cross_site_is_refused_even_without_origin() {
+    let server = serve(None);
+    server
+        .vault
+        .write("notes/keep.md", "# Keep\n", &Author::new("test", "seed"))
+        .unwrap();
+    let send = |method: &str, path: &str, site: &str| {
+        block_on(async {
+            let response = client()
+                .request(method.parse().unwrap(), server.url(path))
+                .header("sec-fetch-site", site)
+                .json(&json!({}))
+                .send()
+                .await
+                .unwrap();
+            let status = response.status().as_u16();
+            let body: Value = response.json().await.unwrap_or(Value::Null);
+            (status, body["error"].as_str().unwrap_or("").to_string())
+        })
+    };
+    for path in [
+        "/update",
+        "/updates/x/retry",
+        "/search",
+        "/chat",
+        "/api/chat/artifacts/x",
+        "/api/chat/artifacts/x/forget",
+        "/api/undo",
+        "/api/knowledge/digest/delete",
+        "/api/garden/topics",
+        "/api/garden/approve",
+        "/api/garden/reject",
+        "/api/garden/run",
+    ] {
+        for site in ["cross-site", "same-site"] {
+            assert_eq!(
+                send("POST", path, site),
+                (403, "cross_site_refused".to_string()),
+                "{path} from {site}"
+            );
+        }
+    }
+    assert_eq!(send("GET", "/api/tree", "cross-site").0, 403);
+    assert!(server.vault.read("notes/keep.md").is_ok(), "nothing undone");
+    // The page's own requests, and opening the UI from a link elsewhere.
+    assert_eq!(send("GET", "/api/tree", "same-origin").0, 200);
+    assert_eq!(send("GET", "/", "cross-site").0, 200);
+}
+
+#[test]
+fn invalid_utf8_is_refused_alike_in_json_and_in_a_form() {
+    let server = serve(None);
+    let bytes = b"caf\xe9 au lait".to_vec();
+    let (json_status, json_error) = block_on(async {
+        let mut body = b"{\"text\": \"".to_vec();
+        body.extend_from_slice(&bytes);
+        body.extend_from_slice(b"\"}");
+        let response = client()
+            .post(server.url("/update"))
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        let status = response.status().as_u16();
+        let body: Value = response.json().await.unwrap();
+        (status, body)
+    });
+    let (form_status, form_error) = block_on(async {
+        let form =
+            reqwest::multipart::Form::new().part("text", reqwest::multipart::Part::bytes(bytes));
+        let response = client()
+            .post(server.url("/update"))
+            .multipart(form)
+            .send()
+            .await
+            .unwrap();
+        let status = response.status().as_u16();
+        let body: Value = response.json().await.unwrap();
+        (status, body)
+    });
+    assert_eq!((json_status, form_status), (400, 400));
+    assert_eq!(json_error["error"], "invalid_utf8", "{json_error}");
+    assert_eq!(form_error["error"], "invalid_utf8", "{form_error}");
+    assert!(
+        form_error["detail"]
+            .as_str()
+            .unwrap()
+            .contains("not valid UTF-8"),
+        "{form_error}"
+    );
+    let (_, updates) = server.get("/updates");
+    assert_eq!(updates.as_array().map(Vec::len), Some(0), "{updates}");
 }

@@ -19,6 +19,7 @@ use axum::extract::Path;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
+use tower_http::timeout::RequestBodyTimeoutLayer;
 
 use crate::app::App;
 use crate::assets;
@@ -74,9 +75,38 @@ pub fn router(app: Arc<App>, guard: Arc<Guard>, mcp: knower_mcp::HttpService) ->
             )
         })
         .layer(DefaultBodyLimit::max(MAX_JSON_BYTES))
+        .layer(RequestBodyTimeoutLayer::new(
+            crate::listen::BODY_STALL_TIMEOUT,
+        ))
+        .layer(axum::middleware::from_fn(declared_length))
         .layer(axum::middleware::from_fn_with_state(guard, guard::check))
         .layer(axum::middleware::map_response(security_headers))
         .with_state(app)
+}
+
+/// A body declared larger than any route takes is refused before a byte of
+/// it is read, rather than read up to the limit (or waited for).
+async fn declared_length(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    match declared {
+        Some(length) if length > MAX_MULTIPART_BYTES as u64 => ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "too_large",
+            format!(
+                "the body declares {length} bytes; requests take at most {} MiB (a JSON body 2 MiB)",
+                MAX_MULTIPART_BYTES >> 20
+            ),
+        )
+        .into_response(),
+        _ => next.run(request).await,
+    }
 }
 
 /// The web UI's page.

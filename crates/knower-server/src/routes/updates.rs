@@ -36,7 +36,14 @@ pub async fn accept(
         // The route admits multipart's size; JSON gets its own, smaller limit.
         let bytes = axum::body::to_bytes(request.into_body(), MAX_JSON_BYTES)
             .await
-            .map_err(|_| {
+            .map_err(|e| {
+                if stalled(&e) {
+                    return ApiError::new(
+                        StatusCode::REQUEST_TIMEOUT,
+                        "body_stalled",
+                        "the body stopped arriving before its declared end; send it whole",
+                    );
+                }
                 ApiError::new(
                     StatusCode::PAYLOAD_TOO_LARGE,
                     "too_large",
@@ -45,7 +52,8 @@ pub async fn accept(
                     ),
                 )
             })?;
-        let body: UpdateRequest = serde_json::from_slice(&bytes).map_err(|e| {
+        let text = utf8_field("the body", bytes)?;
+        let body: UpdateRequest = serde_json::from_str(&text).map_err(|e| {
             let status = match e.classify() {
                 serde_json::error::Category::Data => StatusCode::UNPROCESSABLE_ENTITY,
                 _ => StatusCode::BAD_REQUEST,
@@ -82,9 +90,11 @@ async fn read_multipart(mut multipart: Multipart) -> Result<Payload, ApiError> {
         let name = field.name().unwrap_or("").to_string();
         let file_name = field.file_name().map(str::to_string);
         match (name.as_str(), file_name) {
-            ("text", None) => payload.text = field.text().await.map_err(bad)?,
+            ("text", None) => {
+                payload.text = utf8_field("`text`", field.bytes().await.map_err(bad)?)?
+            }
             ("inbox_ref", None) => {
-                let reference = field.text().await.map_err(bad)?;
+                let reference = utf8_field("`inbox_ref`", field.bytes().await.map_err(bad)?)?;
                 payload.inbox_ref = Some(reference.trim().to_string()).filter(|r| !r.is_empty());
             }
             (_, Some(file_name)) => {
@@ -101,6 +111,33 @@ async fn read_multipart(mut multipart: Multipart) -> Result<Payload, ApiError> {
         }
     }
     Ok(payload)
+}
+
+/// True when the body's error is its stall timeout (`listen::BODY_STALL_TIMEOUT`).
+fn stalled(error: &axum::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(e) = source {
+        if e.is::<tower_http::timeout::TimeoutError>() {
+            return true;
+        }
+        source = e.source();
+    }
+    false
+}
+
+/// A form's text field (or a JSON body), refused as JSON with the same bytes would be,
+/// rather than taken with replacement characters in place of what was sent.
+fn utf8_field(name: &str, bytes: axum::body::Bytes) -> Result<String, ApiError> {
+    String::from_utf8(bytes.to_vec()).map_err(|e| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_utf8",
+            format!(
+                "{name} is not valid UTF-8 (at byte {}); send text as UTF-8",
+                e.utf8_error().valid_up_to()
+            ),
+        )
+    })
 }
 
 #[derive(Deserialize)]
