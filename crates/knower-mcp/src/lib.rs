@@ -19,6 +19,7 @@ mod garden;
 mod harvest;
 mod memory;
 mod resources;
+mod stdio;
 mod tools;
 
 use std::sync::Arc;
@@ -34,14 +35,14 @@ use rmcp::model::{
     SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
-use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt, tool_handler};
+use rmcp::{ErrorData, RoleServer, ServerHandler, tool_handler};
 use serde_json::Value;
 pub use tokio_util::sync::CancellationToken;
 
 pub use resources::{GRAPH_URI, VAULT_URI_PREFIX};
+pub use stdio::{MAX_STDIO_MESSAGE_BYTES, serve_lines, serve_stdio};
 
 /// Knower's MCP service for one vault. Cheap to clone: one per session.
 #[derive(Clone)]
@@ -85,27 +86,6 @@ impl Knower {
             .unwrap_or_else(|| format!("{tool} through MCP"));
         Author::new("mcp", reason)
     }
-}
-
-/// The longest message `knower mcp` reads: well past the tools' own limit,
-/// so an oversized call gets their clear error rather than the transport's
-/// silence (a longer line is dropped unread).
-pub const MAX_STDIO_MESSAGE_BYTES: usize = 64 << 20;
-
-/// Serves `knower` on stdin/stdout until the client closes stdin.
-pub async fn serve_stdio(knower: Knower) -> Result<(), String> {
-    let (stdin, stdout) = rmcp::transport::stdio();
-    let transport = AsyncRwTransport::<RoleServer, _, _>::new(stdin, stdout)
-        .with_max_line_length(MAX_STDIO_MESSAGE_BYTES);
-    let running = knower
-        .serve(transport)
-        .await
-        .map_err(|e| format!("the MCP session did not start: {e}"))?;
-    running
-        .waiting()
-        .await
-        .map_err(|e| format!("the MCP session failed: {e}"))?;
-    Ok(())
 }
 
 /// A tower service answering MCP's streamable HTTP.

@@ -342,3 +342,68 @@ async fn with_a_server_running_a_stdio_update_joins_its_queue() {
     assert!(shown.contains(id), "{shown}");
     client.cancel().await.unwrap();
 }
+
+/// What the adversarial pass sent `knower mcp`: every line that is not a
+/// message gets JSON-RPC's error with `id: null`, and the session goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn knower_mcp_answers_lines_it_cannot_parse_with_a_parse_error() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let dir = tempfile::tempdir().unwrap();
+    knower(dir.path(), &["init"], "");
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_knower"))
+        .arg("--vault")
+        .arg(dir.path())
+        .arg("mcp")
+        .env_remove("KNOWER_LLM")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
+    let deep = format!("{}{}", "[".repeat(50_000), "]".repeat(50_000));
+    let mut huge = vec![b'{'; 70 << 20];
+    huge.push(b'\n');
+    let lines: Vec<Vec<u8>> = vec![
+        b"this is not json\n".to_vec(),
+        b"{\"jsonrpc\": \"2.0\", \"method\": \"\xff\xfe\"}\n".to_vec(),
+        format!("{deep}\n").into_bytes(),
+        huge,
+        b"{\"hello\": \"world\"}\n".to_vec(),
+    ];
+    let writer = tokio::spawn(async move {
+        for line in lines {
+            stdin.write_all(&line).await.unwrap();
+        }
+        let initialize = json!({
+            "jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "probe", "version": "1"}}
+        });
+        stdin
+            .write_all(format!("{initialize}\n").as_bytes())
+            .await
+            .unwrap();
+        stdin
+    });
+    let mut codes = Vec::new();
+    let answer = loop {
+        let line = tokio::time::timeout(std::time::Duration::from_secs(60), stdout.next_line())
+            .await
+            .expect("an answer in time")
+            .unwrap()
+            .expect("an answer before the end");
+        let message: Value = serde_json::from_str(&line).unwrap();
+        if message["id"] == 1 {
+            break message;
+        }
+        assert_eq!(message["id"], Value::Null, "{message}");
+        codes.push(message["error"]["code"].as_i64().unwrap());
+    };
+    assert_eq!(codes, [-32700, -32700, -32700, -32700, -32600]);
+    assert_eq!(answer["result"]["serverInfo"]["name"], "knower", "{answer}");
+    drop(writer.await.unwrap());
+    let _ = child.wait().await;
+}
