@@ -447,10 +447,25 @@ pub(crate) struct Writer {
 }
 
 impl Writer {
-    /// Replaces whatever is indexed for `path` with `note`'s chunks.
+    /// Replaces whatever is indexed for `path` with `note`'s chunks. A
+    /// note with no text still gets a document — its path and hash, no text
+    /// to match — because what is indexed is read back from the index: with
+    /// nothing there, an empty note would be "to index" forever.
     pub fn put(&mut self, path: &VaultPath, file_hash: &str, note: &Note) -> Result<()> {
         self.remove(path);
         let f = &self.fields;
+        if note.chunks.is_empty() {
+            let mut doc = TantivyDocument::default();
+            doc.add_text(f.path, path.as_str());
+            for folder in std::iter::once(path.clone()).chain(path.ancestors()) {
+                if !folder.is_root() {
+                    doc.add_text(f.folders, folder.as_str());
+                }
+            }
+            doc.add_text(f.file_hash, file_hash);
+            self.writer.add_document(doc)?;
+            return Ok(());
+        }
         for chunk in &note.chunks {
             let mut doc = TantivyDocument::default();
             doc.add_text(f.path, path.as_str());

@@ -435,3 +435,19 @@ fn watch_keeps_up_with_an_editor() {
         "{tree}"
     );
 }
+
+#[test]
+fn an_empty_note_is_indexed_like_any_other() {
+    let (_dir, vault) = new_vault();
+    ok(&vault, &["reindex"], "");
+    let before = json(&vault, &["status"], "")["index"]["files"]
+        .as_u64()
+        .unwrap();
+    fs::write(vault.join("empty.md"), "").unwrap();
+    fs::write(vault.join("blank.md"), "\n\n").unwrap();
+    ok(&vault, &["reindex"], "");
+    let status = json(&vault, &["status"], "");
+    assert_eq!(status["index"]["files_pending"], serde_json::json!([]), "{status}");
+    assert_eq!(status["index"]["files"].as_u64().unwrap(), before + 2, "{status}");
+    assert!(ok(&vault, &["status"], "").contains("keywords up to date"));
+}
