@@ -148,7 +148,7 @@ pub enum Command {
     /// -excluded words, and project:NAME or path:PREFIX to search one part of
     /// the vault. Quote the whole query for your shell when it has quotes.
     Search {
-        #[arg(required = true, num_args = 1.., value_name = "QUERY")]
+        #[arg(required = true, num_args = 1.., allow_hyphen_values = true, value_name = "QUERY")]
         query: Vec<String>,
         /// fast: keywords (BM25); deep: keywords and meaning, fused; vector: meaning only.
         #[arg(long, value_enum, default_value_t = ModeArg::Fast)]
@@ -172,6 +172,7 @@ pub enum Command {
     /// it in the inbox when unsure.
     Update {
         /// The information; read from standard input when absent or `-`.
+        #[arg(allow_hyphen_values = true)]
         text: Option<String>,
         /// Attach a file (repeatable); images are shown to the model. Stored in the vault.
         #[arg(long = "file", value_name = "PATH")]
@@ -185,7 +186,7 @@ pub enum Command {
     },
     /// Ask a question: the search agent answers from the vault, citing `path:line`.
     Ask {
-        #[arg(required = true, num_args = 1.., value_name = "QUESTION")]
+        #[arg(required = true, num_args = 1.., allow_hyphen_values = true, value_name = "QUESTION")]
         question: Vec<String>,
         /// How the offline engine searches (an LLM chooses for itself).
         #[arg(long, value_enum, default_value_t = ModeArg::Fast)]
@@ -314,7 +315,7 @@ pub enum InboxAction {
     /// Answer an item: an option number, a project, a path, or `discard`.
     Reply {
         id: String,
-        #[arg(required = true, num_args = 1.., value_name = "ANSWER")]
+        #[arg(required = true, num_args = 1.., allow_hyphen_values = true, value_name = "ANSWER")]
         answer: Vec<String>,
     },
 }

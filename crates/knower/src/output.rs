@@ -70,6 +70,41 @@ pub fn report(error: &Failure, json: bool) {
     }
 }
 
+/// A command line clap could not read: its usual message (and exit code
+/// 2), or under `--json` the same as any error, `{"error", "hint"}`, where
+/// the hint is clap's tip and usage. `--help` and `--version` print as usual.
+pub fn usage_error(error: clap::Error) -> std::process::ExitCode {
+    use clap::error::ErrorKind;
+    let wants_json = std::env::args_os()
+        .skip(1)
+        .take_while(|a| a != "--")
+        .any(|a| a == "--json");
+    let informational = matches!(
+        error.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    );
+    if !wants_json || informational {
+        error.exit();
+    }
+    let rendered = error.render().to_string();
+    let mut lines = rendered.lines().map(str::trim).filter(|l| !l.is_empty());
+    let message = lines
+        .next()
+        .map(|l| l.strip_prefix("error: ").unwrap_or(l).to_string())
+        .unwrap_or_default();
+    let hint: Vec<&str> = lines.collect();
+    report(
+        &Failure {
+            message,
+            hint: (!hint.is_empty()).then(|| hint.join(" ")),
+        },
+        true,
+    );
+    std::process::ExitCode::from(2)
+}
+
 /// A warning on stderr, the hint in parentheses.
 pub fn warn(what: &str, e: &Failure) {
     match &e.hint {

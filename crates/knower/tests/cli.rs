@@ -144,6 +144,21 @@ fn errors_are_one_line_with_a_hint_and_exit_1() {
     let mut cmd = knower(&vault);
     cmd.args(["write"]);
     assert_eq!(run(cmd, "").status.code(), Some(2), "usage errors exit 2");
+    // Under --json a usage error is JSON too, still exit 2.
+    let mut cmd = knower(&vault);
+    cmd.args(["--json", "frobnicate"]);
+    let out = run(cmd, "");
+    assert_eq!(out.status.code(), Some(2));
+    let value: Value = serde_json::from_slice(&out.stderr).unwrap();
+    assert!(
+        value["error"].as_str().unwrap().contains("frobnicate"),
+        "{value}"
+    );
+    assert!(value["hint"].as_str().unwrap().contains("Usage"), "{value}");
+    // A query or question that starts with `-` is text, not a flag.
+    ok(&vault, &["search", "-dash experimental papers"], "");
+    ok(&vault, &["search", "-n", "3", "-dash", "tasks"], "");
+    ok(&vault, &["ask", "-why", "tasks?"], "");
 
     let mut cmd = knower(&vault);
     cmd.args(["write", "x.md"]);
