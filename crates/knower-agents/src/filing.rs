@@ -21,7 +21,8 @@ impl Agents {
         author: &Author,
     ) -> Result<Vec<String>> {
         let day = today();
-        let destination = if destination.ends_with('/') {
+        let own_note = destination.ends_with('/');
+        let destination = if own_note {
             // A folder: a new note of its own.
             let slug = slug(&payload.headline(40));
             format!(
@@ -52,30 +53,36 @@ impl Agents {
         let text = payload.text.trim();
         let links = links.join(" ");
         let new_note = self.vault.read_bytes(&destination).is_err();
-        let (block, position) =
-            if new_note && !destination.ends_with("tasks.md") && kind != Kind::Event {
-                (
-                    format!("# {}\n\n{text}\n\n{links}\n", payload.headline(60)),
-                    Position::Bottom,
-                )
+        let (block, position) = if new_note && own_note {
+            // The note is the update: its headline is the title, and the
+            // text follows only when the headline did not already say it all.
+            let headline = payload.headline(60);
+            let rest = if headline == one_line(text) {
+                String::new()
             } else {
-                match kind {
-                    Kind::Task => (task_item(text, &links), Position::Bottom),
-                    Kind::Event => (
-                        format!("- {day}: {} {links}\n", one_line(text)),
-                        Position::Top,
-                    ),
-                    Kind::Preference => (
-                        format!("- {} {links} _(noted {day})_\n", one_line(text)),
-                        Position::Bottom,
-                    ),
-                    Kind::Note => (format!("## {day}\n\n{text}\n\n{links}\n"), Position::Bottom),
-                }
+                format!("{text}\n\n")
             };
-        let block = match (new_note, note.name()) {
-            (true, "tasks.md") => format!("# Tasks\n\n{block}"),
-            (true, "changelog.md") => format!("# Changelog\n\n{block}"),
-            _ => block,
+            (format!("# {headline}\n\n{rest}{links}\n"), Position::Bottom)
+        } else {
+            match kind {
+                Kind::Task => (task_item(text, &links), Position::Bottom),
+                Kind::Event => (
+                    format!("- {day}: {} {links}\n", one_line(text)),
+                    Position::Top,
+                ),
+                Kind::Preference => (
+                    format!("- {} {links} _(noted {day})_\n", one_line(text)),
+                    Position::Bottom,
+                ),
+                Kind::Note => (format!("## {day}\n\n{text}\n\n{links}\n"), Position::Bottom),
+            }
+        };
+        // A note named by its place (a project's state.md, tasks.md…) takes
+        // its title from that place, never from the first update filed in it.
+        let block = if new_note && !own_note {
+            format!("# {}\n\n{block}", title_of(&note))
+        } else {
+            block
         };
         self.vault.append(&destination, &block, position, author)?;
         Ok(changed)
@@ -98,6 +105,27 @@ impl Agents {
             n += 1;
         }
         path
+    }
+}
+
+/// The title of a note named by its place: `tasks.md` is "Tasks" (as the
+/// seed's are), `projects/trip-to-japan/state.md` is "Trip to japan — state".
+fn title_of(note: &VaultPath) -> String {
+    let stem = |name: &str| -> String {
+        let words = name.rsplit_once('.').map_or(name, |(stem, _)| stem).replace(['-', '_'], " ");
+        let mut chars = words.trim().chars();
+        chars
+            .next()
+            .map(|c| c.to_uppercase().chain(chars).collect())
+            .unwrap_or_default()
+    };
+    match (note.name(), note.parent().filter(|p| !p.is_root())) {
+        ("tasks.md", _) => "Tasks".into(),
+        ("changelog.md", _) => "Changelog".into(),
+        (name, Some(folder)) if matches!(name, "state.md" | "notes.md") => {
+            format!("{} — {}", stem(folder.name()), stem(name).to_lowercase())
+        }
+        (name, _) => stem(name),
     }
 }
 

@@ -175,7 +175,12 @@ fn an_unmatched_note_goes_to_the_inbox_and_can_be_answered_by_name_or_discarded(
         match expected {
             Some(path) => {
                 assert_eq!(report.outcome, Outcome::Resolved);
-                assert!(fx.read(path).contains(text));
+                // A new state.md: its title comes from the project, and the
+                // update's text appears once.
+                let note = fx.read(path);
+                let body = knower_vault::frontmatter::split(&note).unwrap().body;
+                assert!(body.starts_with("# Thesis — state\n\n## "), "{body}");
+                assert_eq!(body.matches(text).count(), 1, "{body}");
             }
             None => assert_eq!(report.outcome, Outcome::Discarded),
         }
