@@ -112,7 +112,10 @@ impl Agents {
 /// seed's are), `projects/trip-to-japan/state.md` is "Trip to japan — state".
 fn title_of(note: &VaultPath) -> String {
     let stem = |name: &str| -> String {
-        let words = name.rsplit_once('.').map_or(name, |(stem, _)| stem).replace(['-', '_'], " ");
+        let words = name
+            .rsplit_once('.')
+            .map_or(name, |(stem, _)| stem)
+            .replace(['-', '_'], " ");
         let mut chars = words.trim().chars();
         chars
             .next()

@@ -42,5 +42,7 @@ pub use path::{VaultPath, slug};
 pub use sync::{Pending, SyncReport};
 pub use text::Position;
 pub use tree::{TreeNode, folder_summary, human_size, render as render_tree};
-pub use vault::{APPEND_ONLY, Author, Changed, INTERNAL_DIR, InitReport, Stats, TREE_MD, Vault};
+pub use vault::{
+    APPEND_ONLY, Author, Changed, INTERNAL_DIR, InitReport, Stats, TREE_MD, Untouched, Vault,
+};
 pub use watch::{WatchEvent, Watcher};

@@ -84,6 +84,13 @@ pub struct InitReport {
     pub adopted: usize,
 }
 
+/// An item of the vault's folder that Knower leaves alone ([`Vault::untouched`]).
+#[derive(Clone, Debug, Serialize)]
+pub struct Untouched {
+    pub path: String,
+    pub why: String,
+}
+
 /// Totals for `knower status`.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Stats {
@@ -291,6 +298,50 @@ impl Vault {
             stats.last_change = state.journal.next_id().checked_sub(1).filter(|&id| id > 0);
             Ok(stats)
         })
+    }
+
+    /// What lies in the vault's folder that Knower leaves alone and a person
+    /// may not expect it to: symbolic links (never followed for a change,
+    /// and never read when they lead outside), special files, names that
+    /// are not UTF-8. Hidden files and folders (`.git`, an editor's
+    /// settings) are left alone by design and not listed.
+    pub fn untouched(&self) -> Vec<Untouched> {
+        let found = crate::walk::walk(&self.root, &VaultPath::root());
+        let mut untouched = Vec::new();
+        for item in found.foreign {
+            let shown = item.strip_prefix(&self.root).unwrap_or(&item);
+            if shown
+                .components()
+                .any(|c| crate::walk::is_hidden(c.as_os_str()))
+            {
+                continue;
+            }
+            let why = match fs::symlink_metadata(&item) {
+                Ok(meta) if meta.file_type().is_symlink() => {
+                    let target = fs::read_link(&item)
+                        .map(|t| t.display().to_string())
+                        .unwrap_or_else(|_| "?".into());
+                    let inside = fs::canonicalize(&item)
+                        .ok()
+                        .and_then(|real| VaultPath::from_disk(&self.root, &real))
+                        .is_some();
+                    if inside {
+                        format!("a link to {target}: read through, never written through")
+                    } else {
+                        format!("a link to {target}, outside the vault: neither read nor changed")
+                    }
+                }
+                Ok(meta) if !meta.is_file() && !meta.is_dir() => {
+                    "a special file (a pipe, socket or device): not a note".to_string()
+                }
+                _ => "a name that is not UTF-8: not part of the vault".to_string(),
+            };
+            untouched.push(Untouched {
+                path: shown.to_string_lossy().into_owned(),
+                why,
+            });
+        }
+        untouched
     }
 
     /// The journal, oldest first. Read with the lock held, after recovery,

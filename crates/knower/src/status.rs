@@ -15,6 +15,7 @@ pub fn status(ctx: &Context) -> Outcome {
     let vault = ctx.vault()?;
     let stats = vault.stats()?;
     let pending = vault.pending()?;
+    let untouched = vault.untouched();
     let index = Index::open(Arc::clone(&vault))?.status()?;
     let server = server(vault.root());
     if ctx.json {
@@ -29,6 +30,7 @@ pub fn status(ctx: &Context) -> Outcome {
             "pending": pending,
             "index": index,
             "problems": stats.problems.iter().map(|(p, why)| serde_json::json!({"path": p, "problem": why})).collect::<Vec<_>>(),
+            "untouched": untouched,
         }));
     }
     println!("vault     {}", vault.root().display());
@@ -59,12 +61,18 @@ pub fn status(ctx: &Context) -> Outcome {
     }
     print_index(&index);
     print_server(&server);
-    if stats.problems.is_empty() {
+    if stats.problems.is_empty() && untouched.is_empty() {
         println!("problems  none");
     } else {
-        println!("problems  {} files left untouched:", stats.problems.len());
+        println!(
+            "problems  {} left untouched:",
+            stats.problems.len() + untouched.len()
+        );
         for (path, problem) in &stats.problems {
             println!("            {path}: {problem}");
+        }
+        for item in &untouched {
+            println!("            {}: {}", item.path, item.why);
         }
     }
     Ok(())

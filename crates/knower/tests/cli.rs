@@ -462,7 +462,38 @@ fn an_empty_note_is_indexed_like_any_other() {
     fs::write(vault.join("blank.md"), "\n\n").unwrap();
     ok(&vault, &["reindex"], "");
     let status = json(&vault, &["status"], "");
-    assert_eq!(status["index"]["files_pending"], serde_json::json!([]), "{status}");
-    assert_eq!(status["index"]["files"].as_u64().unwrap(), before + 2, "{status}");
+    assert_eq!(
+        status["index"]["files_pending"],
+        serde_json::json!([]),
+        "{status}"
+    );
+    assert_eq!(
+        status["index"]["files"].as_u64().unwrap(),
+        before + 2,
+        "{status}"
+    );
     assert!(ok(&vault, &["status"], "").contains("keywords up to date"));
+}
+
+#[test]
+fn status_lists_links_and_special_files_among_what_is_left_untouched() {
+    let (dir, vault) = new_vault();
+    let outside = dir.path().join("outside");
+    fs::create_dir(&outside).unwrap();
+    fs::write(outside.join("secret.md"), "not the vault's").unwrap();
+    std::os::unix::fs::symlink(&outside, vault.join("away")).unwrap();
+    std::os::unix::fs::symlink(outside.join("secret.md"), vault.join("notes.md")).unwrap();
+    std::os::unix::fs::symlink("tasks.md", vault.join("also-tasks.md")).unwrap();
+    fs::create_dir(vault.join(".git")).unwrap();
+    std::os::unix::fs::symlink(&outside, vault.join(".git/hidden-link")).unwrap();
+
+    let status = json(&vault, &["status"], "");
+    let untouched = status["untouched"].as_array().unwrap();
+    let paths: Vec<&str> = untouched.iter().map(|u| u["path"].as_str().unwrap()).collect();
+    assert_eq!(paths, ["also-tasks.md", "away", "notes.md"], "{status}");
+    assert!(untouched[1]["why"].as_str().unwrap().contains("outside the vault"));
+    assert!(untouched[0]["why"].as_str().unwrap().contains("read through"));
+    let text = ok(&vault, &["status"], "");
+    assert!(text.contains("3 left untouched"), "{text}");
+    assert!(text.contains("away: a link to"), "{text}");
 }
