@@ -14,10 +14,37 @@ pub enum Position {
     Bottom,
 }
 
-/// Replaces the first occurrence of `old`; `None` when it does not occur.
-pub(crate) fn replace_first(text: &str, old: &str, new: &str) -> Option<String> {
-    let at = text.find(old)?;
-    Some([&text[..at], new, &text[at + old.len()..]].concat())
+/// What [`replace_once`] found.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Replaced {
+    Done(String),
+    /// Not in the body; `in_frontmatter` when it is in the frontmatter.
+    Absent {
+        in_frontmatter: bool,
+    },
+    /// In the body this many times: which one was meant is unknown.
+    Ambiguous(usize),
+}
+
+/// Replaces `old` where it occurs exactly once in the body of a markdown
+/// note (the whole text of any other file). The frontmatter is never
+/// changed here: its managed keys are Knower's, its others the user's.
+pub(crate) fn replace_once(text: &str, old: &str, new: &str, markdown: bool) -> Replaced {
+    let head_len = match frontmatter::split(text) {
+        Ok(split) if markdown => text.len() - split.body.len(),
+        _ => 0,
+    };
+    let (head, body) = text.split_at(head_len);
+    let mut found = body.match_indices(old);
+    match (found.next(), found.count()) {
+        (None, _) => Replaced::Absent {
+            in_frontmatter: head.contains(old),
+        },
+        (Some((at, _)), 0) => {
+            Replaced::Done([head, &body[..at], new, &body[at + old.len()..]].concat())
+        }
+        (Some(_), more) => Replaced::Ambiguous(more + 1),
+    }
 }
 
 /// Inserts `block` as whole lines at the top or bottom of `text`.
@@ -118,8 +145,26 @@ mod tests {
     }
 
     #[test]
-    fn replaces_only_the_first_occurrence() {
-        assert_eq!(replace_first("a b a", "a", "c").as_deref(), Some("c b a"));
-        assert_eq!(replace_first("abc", "x", "y"), None);
+    fn replaces_in_the_body_only_and_only_one_occurrence() {
+        let note = "---\ncreated: 2026-01-01T00:00:00\n---\n# Created a plan\n";
+        assert_eq!(
+            replace_once(note, "a", "B", true),
+            Replaced::Ambiguous(3),
+            "`a` is in Created, a and plan"
+        );
+        assert_eq!(
+            replace_once(note, "plan", "map", true),
+            Replaced::Done("---\ncreated: 2026-01-01T00:00:00\n---\n# Created a map\n".into())
+        );
+        assert_eq!(
+            replace_once(note, "created:", "x", true),
+            Replaced::Absent {
+                in_frontmatter: true
+            }
+        );
+        assert_eq!(
+            replace_once("a.txt one", "one", "two", false),
+            Replaced::Done("a.txt two".into())
+        );
     }
 }

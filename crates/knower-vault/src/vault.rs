@@ -411,7 +411,8 @@ impl Vault {
         .map(|(_, record)| record)
     }
 
-    /// Replaces the first occurrence of `old` with `new`.
+    /// Replaces `old` with `new` where `old` occurs exactly once in the
+    /// body (a markdown note's frontmatter is never edited this way).
     pub fn edit(
         &self,
         path: &str,
@@ -425,10 +426,29 @@ impl Vault {
         }
         self.change(author, None, |tx| {
             let (bytes, text) = existing_text(tx, &p)?;
-            let edited =
-                text::replace_first(&text, old, new).ok_or_else(|| Error::TextNotFound {
-                    path: p.to_string(),
-                })?;
+            let edited = match text::replace_once(&text, old, new, p.is_markdown()) {
+                text::Replaced::Done(edited) => edited,
+                text::Replaced::Absent {
+                    in_frontmatter: false,
+                } => {
+                    return Err(Error::TextNotFound {
+                        path: p.to_string(),
+                    });
+                }
+                text::Replaced::Absent {
+                    in_frontmatter: true,
+                } => {
+                    return Err(Error::Refused(format!(
+                        "the text to replace is only in the frontmatter of {p}, and edit changes the body only \
+                         (Knower keeps created, updated and tokens itself; rewrite the note to change other keys)"
+                    )));
+                }
+                text::Replaced::Ambiguous(count) => {
+                    return Err(Error::Refused(format!(
+                        "the text to replace occurs {count} times in {p}; include more of the text around it so that it occurs once"
+                    )));
+                }
+            };
             if let Some(out) = tx.prepare(&p, &edited, Some(&bytes))? {
                 tx.put(&p, out)?;
             }

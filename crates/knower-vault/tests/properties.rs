@@ -107,3 +107,40 @@ proptest! {
         prop_assert!(internal.iter().all(|n| ["journal", "lock", "intent", "manifest.jsonl", ".gitignore", "format"].contains(&n.to_str().unwrap())));
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Whatever `old` and `new` are — pieces of the frontmatter's keys and
+    /// values included — an edit never changes the frontmatter Knower
+    /// maintains, and replaces at most one occurrence.
+    #[test]
+    fn no_edit_changes_the_managed_frontmatter(
+        body in "[a-z :\n-]{0,40}",
+        old in "[a-z :\n-]{1,8}",
+        new in "[A-Z :\n-]{0,8}",
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let author = Author::new("test", "property");
+        let (vault, _) = Vault::init(dir.path(), &author).unwrap();
+        vault.write("n.md", &format!("# Created\n\n{body}"), &author).unwrap();
+        let before = vault.read("n.md").unwrap();
+        let managed = |text: &str| {
+            let map = frontmatter::parse(text).unwrap().unwrap();
+            frontmatter::scalar(&map, "created")
+        };
+        let occurrences = frontmatter::split(&before).unwrap().body.matches(old.as_str()).count();
+        match vault.edit("n.md", &old, &new, &author) {
+            Ok(_) => {
+                prop_assert_eq!(occurrences, 1);
+                let after = vault.read("n.md").unwrap();
+                prop_assert_eq!(managed(&after), managed(&before));
+                prop_assert_eq!(after.matches("\ncreated:").count(), 1);
+            }
+            Err(_) => {
+                prop_assert_ne!(occurrences, 1);
+                prop_assert_eq!(vault.read("n.md").unwrap(), before);
+            }
+        }
+    }
+}

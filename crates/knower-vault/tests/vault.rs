@@ -127,11 +127,27 @@ fn a_rewrite_without_frontmatter_keeps_the_users_keys() {
 }
 
 #[test]
-fn edit_replaces_the_first_occurrence_only() {
+fn edit_replaces_text_that_occurs_once_in_the_body_and_refuses_otherwise() {
     let (_dir, vault) = new_vault();
     vault.write("a.txt", "one two one", &me()).unwrap();
-    vault.edit("a.txt", "one", "three", &me()).unwrap();
-    assert_eq!(vault.read("a.txt").unwrap(), "three two one");
+    let ambiguous = vault.edit("a.txt", "one", "three", &me()).unwrap_err();
+    assert!(
+        ambiguous.to_string().contains("occurs 2 times"),
+        "{ambiguous}"
+    );
+    assert_eq!(vault.read("a.txt").unwrap(), "one two one");
+    vault.edit("a.txt", "two", "three", &me()).unwrap();
+    assert_eq!(vault.read("a.txt").unwrap(), "one three one");
+    // The case: `a` is in the frontmatter's `created:` and not in
+    // the body; the frontmatter is not edited.
+    vault.write("n.md", "# Notes\n\nbuy milk\n", &me()).unwrap();
+    let before = vault.read("n.md").unwrap();
+    let refused = vault.edit("n.md", "a", "B", &me()).unwrap_err();
+    assert!(
+        refused.to_string().contains("only in the frontmatter"),
+        "{refused}"
+    );
+    assert_eq!(vault.read("n.md").unwrap(), before);
     assert!(matches!(
         vault.edit("a.txt", "absent", "x", &me()),
         Err(Error::TextNotFound { .. })

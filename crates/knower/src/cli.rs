@@ -96,7 +96,7 @@ pub enum Command {
         #[command(flatten)]
         why: Why,
     },
-    /// Replace the first occurrence of a passage.
+    /// Replace a passage that occurs exactly once in the body (never the frontmatter).
     Edit {
         path: String,
         /// The exact text to replace.

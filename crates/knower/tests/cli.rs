@@ -489,10 +489,23 @@ fn status_lists_links_and_special_files_among_what_is_left_untouched() {
 
     let status = json(&vault, &["status"], "");
     let untouched = status["untouched"].as_array().unwrap();
-    let paths: Vec<&str> = untouched.iter().map(|u| u["path"].as_str().unwrap()).collect();
+    let paths: Vec<&str> = untouched
+        .iter()
+        .map(|u| u["path"].as_str().unwrap())
+        .collect();
     assert_eq!(paths, ["also-tasks.md", "away", "notes.md"], "{status}");
-    assert!(untouched[1]["why"].as_str().unwrap().contains("outside the vault"));
-    assert!(untouched[0]["why"].as_str().unwrap().contains("read through"));
+    assert!(
+        untouched[1]["why"]
+            .as_str()
+            .unwrap()
+            .contains("outside the vault")
+    );
+    assert!(
+        untouched[0]["why"]
+            .as_str()
+            .unwrap()
+            .contains("read through")
+    );
     let text = ok(&vault, &["status"], "");
     assert!(text.contains("3 left untouched"), "{text}");
     assert!(text.contains("away: a link to"), "{text}");

@@ -88,7 +88,7 @@ pub struct WriteArgs {
 pub struct EditArgs {
     /// The note's path inside the vault.
     pub path: String,
-    /// The exact text to replace; its first occurrence is replaced.
+    /// The exact text to replace; it must occur exactly once in the body (never the frontmatter).
     #[serde(alias = "old")]
     pub old_content: String,
     /// What replaces it.

@@ -286,7 +286,7 @@ impl ToolSet for WriteTools {
             ),
             tool::<EditArgs>(
                 "edit",
-                "Replace the first occurrence of an exact passage of a file.",
+                "Replace an exact passage of a file's body; it must occur exactly once (include surrounding text to make it unique). The frontmatter is never edited.",
                 true,
             ),
             tool::<AppendArgs>(
