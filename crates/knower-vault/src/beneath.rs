@@ -101,6 +101,22 @@ impl Beneath {
     /// keeps the permissions of the one it replaces; a new one gets the usual
     /// 0666 & !umask. Returns the new file's metadata.
     pub(crate) fn write_atomic(&self, path: &VaultPath, bytes: &[u8]) -> io::Result<Metadata> {
+        let (staged, meta) = self.stage(path, bytes, true)?;
+        let dir = staged.put_in_place()?;
+        rustix::fs::fsync(&dir)?;
+        Ok(meta)
+    }
+
+    /// The first half of [`write_atomic`](Self::write_atomic): the new
+    /// content in a temporary file beside `path`, synced when `durable`
+    /// (otherwise [`sync_all`](Self::sync_all) must run before the rename),
+    /// and the metadata `path` will have once it is in place.
+    pub(crate) fn stage(
+        &self,
+        path: &VaultPath,
+        bytes: &[u8],
+        durable: bool,
+    ) -> io::Result<(Staged, Metadata)> {
         let (dir, name) = self.parent(path)?;
         let kept_mode = match rustix::fs::statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW) {
             Ok(stat) => Some(stat.st_mode & 0o7777),
@@ -113,16 +129,30 @@ impl Beneath {
                 file.set_permissions(std::fs::Permissions::from_mode(mode))?;
             }
             file.write_all(bytes)?;
-            file.sync_all()?;
-            rustix::fs::renameat(&dir, temp.as_str(), &dir, name)?;
-            Ok(())
+            if durable {
+                file.sync_all()?;
+            }
+            file.metadata()
         })();
-        if let Err(e) = written {
-            let _ = rustix::fs::unlinkat(&dir, temp.as_str(), AtFlags::empty());
-            return Err(e);
+        let staged = Staged {
+            dir,
+            temp,
+            name: name.to_string(),
+        };
+        match written {
+            Ok(meta) => Ok((staged, meta)),
+            Err(e) => {
+                staged.discard();
+                Err(e)
+            }
         }
-        rustix::fs::fsync(&dir)?;
-        file.metadata()
+    }
+
+    /// Makes everything written so far on the vault's file system durable
+    /// at once: one `syncfs` instead of an fsync per file and folder.
+    pub(crate) fn sync_all(&self) -> io::Result<()> {
+        rustix::fs::syncfs(&self.root)?;
+        Ok(())
     }
 
     /// Appends `record` to the file at `path` (made if absent) with one
@@ -193,6 +223,30 @@ impl Beneath {
         rustix::fs::fsync(&from_dir)?;
         rustix::fs::fsync(&to_dir)?;
         Ok(())
+    }
+}
+
+/// New content waiting beside its file ([`Beneath::stage`]).
+pub(crate) struct Staged {
+    dir: OwnedFd,
+    temp: String,
+    name: String,
+}
+
+impl Staged {
+    /// Renames the content over its file; returns the folder, for a sync.
+    pub(crate) fn put_in_place(self) -> io::Result<OwnedFd> {
+        match rustix::fs::renameat(&self.dir, self.temp.as_str(), &self.dir, self.name.as_str()) {
+            Ok(()) => Ok(self.dir),
+            Err(e) => {
+                self.discard();
+                Err(e.into())
+            }
+        }
+    }
+
+    fn discard(&self) {
+        let _ = rustix::fs::unlinkat(&self.dir, self.temp.as_str(), AtFlags::empty());
     }
 }
 

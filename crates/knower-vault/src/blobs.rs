@@ -95,15 +95,18 @@ impl BlobStore {
         self.dir.join(&hex[..2]).join(&hex[2..])
     }
 
-    /// Stores `bytes` under `hash` unless that content is already kept.
-    pub(crate) fn put(&self, hash: &Hash, bytes: &[u8]) -> io::Result<()> {
+    /// Stores `bytes` under `hash` unless that content is already kept:
+    /// durable at once, or (for a batch) at the next sync of the file
+    /// system. A copy of the wrong size — a rename that outlived a crash its
+    /// content did not — is written again.
+    pub(crate) fn put(&self, hash: &Hash, bytes: &[u8], durable: bool) -> io::Result<()> {
         let path = self.path(hash);
-        if path.exists() {
+        if std::fs::metadata(&path).is_ok_and(|m| m.len() == bytes.len() as u64) {
             return Ok(());
         }
         let parent = path.parent().expect("blob paths have a parent");
         std::fs::create_dir_all(parent)?;
-        fsutil::write_atomic_via(&self.temp, &path, bytes)
+        fsutil::write_atomic_via(&self.temp, &path, bytes, durable)
     }
 
     /// The stored content, checked against its hash so a damaged copy is

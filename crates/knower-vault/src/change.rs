@@ -16,6 +16,7 @@
 use std::collections::HashMap;
 use std::io;
 
+use crate::beneath::Staged;
 use crate::blobs::Hash;
 use crate::error::{Error, Result};
 use crate::frontmatter::{self, Stamp, Updated};
@@ -59,6 +60,14 @@ pub(crate) struct Tx<'a> {
     /// tree.md must be checked even if no entry changed (it was edited, or
     /// this is a rescan).
     pub(crate) check_tree: bool,
+    /// Durability in bulk (adopting a folder, a whole rescan): files are
+    /// staged beside their place unsynced; before any goes into place one
+    /// sync of the file system makes every staged file and kept copy
+    /// durable, and a second one the renames. A crash before the first
+    /// leaves the old files and some debris; after it, each file is old or
+    /// new, as with a sync per file — at two syncs instead of ~6 per file.
+    pub(crate) batched: bool,
+    staged: Vec<(VaultPath, Staged)>,
 }
 
 impl<'a> Tx<'a> {
@@ -82,7 +91,34 @@ impl<'a> Tx<'a> {
             file_index: HashMap::new(),
             touched: Vec::new(),
             check_tree: false,
+            batched: false,
+            staged: Vec::new(),
         }
+    }
+
+    /// Keeps a copy of `bytes` in the blob store: durable at once, or at
+    /// the batch's sync.
+    pub(crate) fn keep(&self, hash: &Hash, bytes: &[u8]) -> io::Result<()> {
+        self.vault.blobs.put(hash, bytes, !self.batched)
+    }
+
+    /// Puts the staged files in place (see [`Tx::batched`]).
+    fn flush(&mut self) -> Result<()> {
+        if self.staged.is_empty() {
+            return Ok(());
+        }
+        let beneath = &self.vault.beneath;
+        beneath
+            .sync_all()
+            .map_err(Error::io("making the new versions durable"))?;
+        for (path, staged) in std::mem::take(&mut self.staged) {
+            staged
+                .put_in_place()
+                .map_err(Error::io(format!("writing {path}")))?;
+        }
+        beneath
+            .sync_all()
+            .map_err(Error::io("making the renames durable"))
     }
 
     pub(crate) fn now(&self) -> &str {
@@ -136,6 +172,9 @@ impl<'a> Tx<'a> {
     /// before anything can replace it, so the journal can always restore it —
     /// even an edit made in another editor that Knower has not processed yet.
     pub(crate) fn read(&mut self, path: &VaultPath) -> Result<Current> {
+        if self.staged.iter().any(|(p, _)| p == path) {
+            self.flush()?;
+        }
         self.check(path)?;
         let meta = match self.vault.beneath.metadata(path) {
             Ok(Some(m)) => m,
@@ -163,9 +202,7 @@ impl<'a> Tx<'a> {
             .read(path)
             .map_err(Error::io(format!("reading {path}")))?;
         let hash = Hash::of(&bytes);
-        self.vault
-            .blobs
-            .put(&hash, &bytes)
+        self.keep(&hash, &bytes)
             .map_err(Error::io(format!("keeping the current version of {path}")))?;
         self.known.insert(path.clone(), Version::File(hash));
         Ok(Current::File(bytes))
@@ -203,16 +240,21 @@ impl<'a> Tx<'a> {
     ) -> Result<()> {
         self.check(path)?;
         let hash = Hash::of(&bytes);
-        self.vault
-            .blobs
-            .put(&hash, &bytes)
+        self.keep(&hash, &bytes)
             .map_err(Error::io(format!("keeping the new version of {path}")))?;
         self.before_writing()?;
-        let meta = self
-            .vault
-            .beneath
-            .write_atomic(path, &bytes)
-            .map_err(Error::io(format!("writing {path}")))?;
+        let written = if self.batched {
+            self.vault
+                .beneath
+                .stage(path, &bytes, false)
+                .map(|(staged, meta)| {
+                    self.staged.push((path.clone(), staged));
+                    meta
+                })
+        } else {
+            self.vault.beneath.write_atomic(path, &bytes)
+        };
+        let meta = written.map_err(Error::io(format!("writing {path}")))?;
         let entry = Entry::file(path, &bytes, hash, &meta);
         self.record(path, before, Version::File(hash), Some(entry));
         Ok(())
@@ -508,6 +550,8 @@ impl<'a> Tx<'a> {
     /// Writes the journal record, the manifest records and tree.md, and
     /// returns the record (if anything changed) with the events to announce.
     pub(crate) fn commit(mut self) -> Result<(Option<ChangeRecord>, Vec<Changed>)> {
+        // What the record will say was written must be on disk first.
+        self.flush()?;
         let files: Vec<FileChange> = std::mem::take(&mut self.files)
             .into_iter()
             .filter(|f| f.before != f.after)

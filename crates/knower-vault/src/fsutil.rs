@@ -19,12 +19,18 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = path
         .parent()
         .ok_or_else(|| io::Error::other("no parent folder"))?;
-    write_atomic_via(dir, path, bytes)
+    write_atomic_via(dir, path, bytes, true)
 }
 
 /// [`write_atomic`] with the temporary file made in `temp_dir`, which must
-/// be on the same file system as `path`.
-pub(crate) fn write_atomic_via(temp_dir: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
+/// be on the same file system as `path`. Without `durable`, nothing is
+/// synced: the caller syncs the whole file system later, in one go.
+pub(crate) fn write_atomic_via(
+    temp_dir: &Path,
+    path: &Path,
+    bytes: &[u8],
+    durable: bool,
+) -> io::Result<()> {
     let dir = path
         .parent()
         .ok_or_else(|| io::Error::other("no parent folder"))?;
@@ -37,9 +43,14 @@ pub(crate) fn write_atomic_via(temp_dir: &Path, path: &Path, bytes: &[u8]) -> io
         .permissions(fs::Permissions::from_mode(mode))
         .tempfile_in(temp_dir)?;
     temp.write_all(bytes)?;
-    temp.as_file().sync_all()?;
+    if durable {
+        temp.as_file().sync_all()?;
+    }
     temp.persist(path).map_err(|e| e.error)?;
-    sync_dir(dir)
+    if durable {
+        sync_dir(dir)?;
+    }
+    Ok(())
 }
 
 /// Makes a rename, creation or removal in `dir` durable.

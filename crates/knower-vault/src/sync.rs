@@ -82,6 +82,7 @@ impl Vault {
         let (mut report, record) = self.change(&author, None, |tx| {
             if whole {
                 tx.check_tree = true;
+                tx.batched = true;
                 tx.vault.blobs.remove_debris();
             }
             let mut report = SyncReport::default();
@@ -316,9 +317,7 @@ impl Tx<'_> {
         }
 
         // A version Knower did not write: keep it before anything else.
-        self.vault
-            .blobs
-            .put(&hash, &bytes)
+        self.keep(&hash, &bytes)
             .map_err(Error::io(format!("keeping the new version of {path}")))?;
         let before = known.as_ref().map_or(Version::Absent, Version::from);
         if !self.recovering

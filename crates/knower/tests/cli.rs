@@ -388,6 +388,65 @@ fn a_process_killed_mid_write_leaves_old_or_new_content() {
     );
 }
 
+#[test]
+fn a_process_killed_while_adopting_a_folder_leaves_every_note_whole() {
+    let dir = TempDir::new().unwrap();
+    let vault = dir.path().join("vault");
+    let original = |i: usize| format!("# Note {i}\n\nWhat note {i} says, in full.\n");
+    let notes = 300;
+    let fill = || {
+        let _ = fs::remove_dir_all(&vault);
+        for i in 0..notes {
+            let folder = vault.join(format!("area{}", i % 20));
+            fs::create_dir_all(&folder).unwrap();
+            fs::write(folder.join(format!("n{i}.md")), original(i)).unwrap();
+        }
+    };
+    fill();
+    let started = Instant::now();
+    ok(&vault, &["init"], "");
+    let full = started.elapsed();
+    for round in 0..6 {
+        fill();
+        let mut child = knower(&vault)
+            .arg("init")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(full.mul_f64(round as f64 / 5.0));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        // Each note is as it was or as adopted (with frontmatter), never
+        // empty or cut.
+        let check = || {
+            for i in 0..notes {
+                let path = vault.join(format!("area{}/n{i}.md", i % 20));
+                let text = fs::read_to_string(&path).unwrap();
+                let b = if text.starts_with("---\n") {
+                    body(&text)
+                } else {
+                    text.clone()
+                };
+                assert_eq!(b, original(i), "round {round}: {}", path.display());
+            }
+        };
+        check();
+        // The next command records what the killed one had done (recovery
+        // takes files as they are) and clears its debris.
+        ok(&vault, &["init"], "");
+        check();
+        let leftovers = temp_files(&vault);
+        assert!(leftovers.is_empty(), "round {round}: {leftovers:?}");
+        assert!(
+            json(&vault, &["status"], "")["pending"]
+                .as_array()
+                .unwrap()
+                .is_empty()
+        );
+    }
+}
+
 /// Temporary files of atomic writes anywhere below `dir`, `.knower/` included.
 fn temp_files(dir: &Path) -> Vec<std::path::PathBuf> {
     let mut found = Vec::new();
