@@ -148,7 +148,7 @@ pub enum Command {
     /// -excluded words, and project:NAME or path:PREFIX to search one part of
     /// the vault. Quote the whole query for your shell when it has quotes.
     Search {
-        #[arg(required = true, num_args = 1.., allow_hyphen_values = true, value_name = "QUERY")]
+        #[arg(required = true, num_args = 1.., value_name = "QUERY")]
         query: Vec<String>,
         /// fast: keywords (BM25); deep: keywords and meaning, fused; vector: meaning only.
         #[arg(long, value_enum, default_value_t = ModeArg::Fast)]
@@ -172,7 +172,6 @@ pub enum Command {
     /// it in the inbox when unsure.
     Update {
         /// The information; read from standard input when absent or `-`.
-        #[arg(allow_hyphen_values = true)]
         text: Option<String>,
         /// Attach a file (repeatable); images are shown to the model. Stored in the vault.
         #[arg(long = "file", value_name = "PATH")]
@@ -186,7 +185,7 @@ pub enum Command {
     },
     /// Ask a question: the search agent answers from the vault, citing `path:line`.
     Ask {
-        #[arg(required = true, num_args = 1.., allow_hyphen_values = true, value_name = "QUESTION")]
+        #[arg(required = true, num_args = 1.., value_name = "QUESTION")]
         question: Vec<String>,
         /// How the offline engine searches (an LLM chooses for itself).
         #[arg(long, value_enum, default_value_t = ModeArg::Fast)]
@@ -315,7 +314,7 @@ pub enum InboxAction {
     /// Answer an item: an option number, a project, a path, or `discard`.
     Reply {
         id: String,
-        #[arg(required = true, num_args = 1.., allow_hyphen_values = true, value_name = "ANSWER")]
+        #[arg(required = true, num_args = 1.., value_name = "ANSWER")]
         answer: Vec<String>,
     },
 }
@@ -365,4 +364,166 @@ pub enum GraphAction {
         #[arg(long, short = 'o')]
         output: Option<PathBuf>,
     },
+}
+
+/// The command line with text that starts with `-` made unmistakable.
+///
+/// `knower search "-dash papers"` means the words, but clap takes `-dash`
+/// for a flag; letting the words' argument take hyphen values would make
+/// it swallow the flags after it too (`--scope x`). So where a command
+/// that takes free text (search, ask, update, inbox reply) is given a
+/// `-word` that is none of its flags, its flags (with their values) are
+/// kept in front and its words moved after `--`, in their order.
+pub fn hyphen_text(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    use clap::CommandFactory;
+    const TEXT_COMMANDS: [&[&str]; 4] = [&["search"], &["ask"], &["update"], &["inbox", "reply"]];
+    let root = Cli::command();
+    let text: Vec<String> = args
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    // Where the command's own arguments start, and the command.
+    let Some((start, command)) = (1..text.len()).find_map(|i| {
+        TEXT_COMMANDS.iter().find_map(|path| {
+            let names = text.get(i..i + path.len())?;
+            if names.iter().zip(path.iter()).any(|(a, b)| a != b) {
+                return None;
+            }
+            let mut command = &root;
+            for name in *path {
+                command = command.find_subcommand(name)?;
+            }
+            Some((i + path.len(), command.clone()))
+        })
+    }) else {
+        return args;
+    };
+    // A flag of the command (its own or a global one): whether it takes a
+    // value as the next argument, or `None` when it is not a flag at all.
+    let flag = |token: &str| -> Option<bool> {
+        let known = command.get_arguments().chain(root.get_arguments());
+        for arg in known {
+            let takes_value = arg.get_action().takes_values();
+            if let Some(long) = token.strip_prefix("--") {
+                let (name, attached) = long
+                    .split_once('=')
+                    .map_or((long, false), |(n, _)| (n, true));
+                if arg.get_long() == Some(name) {
+                    return Some(takes_value && !attached);
+                }
+            } else if let Some(short) = token.strip_prefix('-')
+                && let Some(first) = short.chars().next()
+                && arg.get_short() == Some(first)
+            {
+                return Some(takes_value && short.len() == first.len_utf8());
+            }
+        }
+        None
+    };
+    let (mut flags, mut words) = (Vec::new(), Vec::new());
+    let mut hyphen_word = false;
+    let mut rest = start..args.len();
+    while let Some(i) = rest.next() {
+        let token = &text[i];
+        if token == "--" {
+            words.extend(rest.by_ref().map(|j| args[j].clone()));
+            break;
+        }
+        match (token.len() > 1 && token.starts_with('-'), flag(token)) {
+            (true, Some(takes_value)) => {
+                flags.push(args[i].clone());
+                if takes_value && let Some(j) = rest.next() {
+                    flags.push(args[j].clone());
+                }
+            }
+            (true, None) => {
+                hyphen_word = true;
+                words.push(args[i].clone());
+            }
+            (false, _) => words.push(args[i].clone()),
+        }
+    }
+    if !hyphen_word {
+        return args;
+    }
+    let mut out = args[..start].to_vec();
+    out.extend(flags);
+    out.push("--".into());
+    out.extend(words);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rewrite(args: &[&str]) -> Vec<String> {
+        hyphen_text(args.iter().map(Into::into).collect())
+            .into_iter()
+            .map(|a| a.into_string().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn text_that_starts_with_a_hyphen_is_text_and_flags_stay_flags() {
+        assert_eq!(
+            rewrite(&[
+                "knower",
+                "search",
+                "-dash papers",
+                "--scope",
+                "bucket",
+                "-n",
+                "3"
+            ]),
+            [
+                "knower",
+                "search",
+                "--scope",
+                "bucket",
+                "-n",
+                "3",
+                "--",
+                "-dash papers"
+            ]
+        );
+        assert_eq!(
+            rewrite(&[
+                "knower",
+                "--vault",
+                "v",
+                "ask",
+                "-why",
+                "is",
+                "it",
+                "--mode=deep"
+            ]),
+            [
+                "knower",
+                "--vault",
+                "v",
+                "ask",
+                "--mode=deep",
+                "--",
+                "-why",
+                "is",
+                "it"
+            ]
+        );
+        assert_eq!(
+            rewrite(&["knower", "inbox", "reply", "3", "-not", "this"]),
+            ["knower", "inbox", "reply", "--", "3", "-not", "this"]
+        );
+        // Nothing to do: left exactly as given.
+        let plain = ["knower", "search", "tea", "--scope", "bucket"];
+        assert_eq!(rewrite(&plain), plain);
+        let unknown = ["knower", "tree", "--bogus"];
+        assert_eq!(rewrite(&unknown), unknown);
+    }
+
+    #[test]
+    fn the_cli_definition_is_valid() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
 }

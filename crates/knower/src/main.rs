@@ -24,7 +24,7 @@ use crate::context::Context;
 use crate::output::Outcome;
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match Cli::try_parse_from(cli::hyphen_text(std::env::args_os().collect())) {
         Ok(cli) => cli,
         Err(e) => return output::usage_error(e),
     };

@@ -124,7 +124,7 @@ fn search_finds_what_other_processes_wrote() {
     let out = ok(knower(&vault, &home), &["--json", "search", "parrot"]);
     assert_eq!(hits(&out)[0]["path"], "bucket/pets.md");
     let out = ok(knower(&vault, &home), &["--json", "search", "kitten"]);
-    assert!(hits(&out).is_empty());
+    assert!(hits(&out).is_empty(), "{out}");
     // Scope.
     let out = ok(
         knower(&vault, &home),
