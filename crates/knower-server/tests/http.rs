@@ -1089,34 +1089,24 @@ fn a_request_the_browser_marks_cross_site_is_refused_even_without_origin() {
 fn invalid_utf8_is_refused_alike_in_json_and_in_a_form() {
     let server = serve(None);
     let bytes = b"caf\xe9 au lait".to_vec();
-    let (json_status, json_error) = block_on(async {
-        let mut body = b"{\"text\": \"".to_vec();
-        body.extend_from_slice(&bytes);
-        body.extend_from_slice(b"\"}");
-        let response = client()
+    let answer = |request: reqwest::RequestBuilder| {
+        block_on(async {
+            let response = request.send().await.unwrap();
+            let status = response.status().as_u16();
+            (status, response.json::<Value>().await.unwrap())
+        })
+    };
+    let mut body = b"{\"text\": \"".to_vec();
+    body.extend_from_slice(&bytes);
+    body.extend_from_slice(b"\"}");
+    let (json_status, json_error) = answer(
+        client()
             .post(server.url("/update"))
             .header("content-type", "application/json")
-            .body(body)
-            .send()
-            .await
-            .unwrap();
-        let status = response.status().as_u16();
-        let body: Value = response.json().await.unwrap();
-        (status, body)
-    });
-    let (form_status, form_error) = block_on(async {
-        let form =
-            reqwest::multipart::Form::new().part("text", reqwest::multipart::Part::bytes(bytes));
-        let response = client()
-            .post(server.url("/update"))
-            .multipart(form)
-            .send()
-            .await
-            .unwrap();
-        let status = response.status().as_u16();
-        let body: Value = response.json().await.unwrap();
-        (status, body)
-    });
+            .body(body),
+    );
+    let form = reqwest::multipart::Form::new().part("text", reqwest::multipart::Part::bytes(bytes));
+    let (form_status, form_error) = answer(client().post(server.url("/update")).multipart(form));
     assert_eq!((json_status, form_status), (400, 400));
     assert_eq!(json_error["error"], "invalid_utf8", "{json_error}");
     assert_eq!(form_error["error"], "invalid_utf8", "{form_error}");

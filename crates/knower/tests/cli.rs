@@ -162,8 +162,16 @@ fn errors_are_one_line_with_a_hint_and_exit_1() {
     // …and the flags after it still count.
     let everywhere = json(&vault, &["search", "-dash", "tasks"], "");
     assert!(!everywhere.as_array().unwrap().is_empty(), "{everywhere}");
-    let scoped = json(&vault, &["search", "-dash", "tasks", "--scope", "projects"], "");
-    assert_eq!(scoped, serde_json::json!([]), "the scope was taken for words");
+    let scoped = json(
+        &vault,
+        &["search", "-dash", "tasks", "--scope", "projects"],
+        "",
+    );
+    assert_eq!(
+        scoped,
+        serde_json::json!([]),
+        "the scope was taken for words"
+    );
 
     let mut cmd = knower(&vault);
     cmd.args(["write", "x.md"]);
