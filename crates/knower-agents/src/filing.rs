@@ -52,7 +52,21 @@ impl Agents {
         }
         let text = payload.text.trim();
         let links = links.join(" ");
-        let new_note = self.vault.read_bytes(&destination).is_err();
+        let current = self.vault.read(&destination).ok();
+        let new_note = current.is_none();
+        if kind == Kind::Preference
+            && destination == "profile.md"
+            && let Some(profile) = &current
+        {
+            let entry = format!("- {} {links} _(noted {day})_", one_line(text));
+            let entry = entry.replace("  ", " ");
+            self.vault.write(
+                &destination,
+                &into_section(profile, "## Preferences", &entry),
+                author,
+            )?;
+            return Ok(changed);
+        }
         let (block, position) = if new_note && own_note {
             // The note is the update: its headline is the title, and the
             // text follows only when the headline did not already say it all.
@@ -74,13 +88,21 @@ impl Agents {
                     format!("- {} {links} _(noted {day})_\n", one_line(text)),
                     Position::Bottom,
                 ),
-                Kind::Note => (format!("## {day}\n\n{text}\n\n{links}\n"), Position::Bottom),
+                // One dated heading a day: a second note of the day goes
+                // under the heading the first one opened.
+                Kind::Note if current.as_deref().is_some_and(|t| last_heading_is(t, &day)) => {
+                    (format!("\n{text}\n\n{links}\n"), Position::Bottom)
+                }
+                Kind::Note => (
+                    format!("\n## {day}\n\n{text}\n\n{links}\n"),
+                    Position::Bottom,
+                ),
             }
         };
         // A note named by its place (a project's state.md, tasks.md…) takes
         // its title from that place, never from the first update filed in it.
         let block = if new_note && !own_note {
-            format!("# {}\n\n{block}", title_of(&note))
+            format!("# {}\n\n{}", title_of(&note), block.trim_start())
         } else {
             block
         };
@@ -132,14 +154,89 @@ fn title_of(note: &VaultPath) -> String {
     }
 }
 
+/// True when the last `## ` heading of `text` is `## {day}`.
+fn last_heading_is(text: &str, day: &str) -> bool {
+    text.lines()
+        .rev()
+        .find(|l| l.starts_with("## "))
+        .is_some_and(|l| l.trim_end() == format!("## {day}"))
+}
+
+/// `text` with `entry` at the end of the section under `heading`, in place
+/// of the starter's placeholder line when that is still there; a section
+/// that is missing is added at the end.
+fn into_section(text: &str, heading: &str, entry: &str) -> String {
+    let placeholder = knower_vault::PROFILE_PLACEHOLDERS
+        .iter()
+        .find(|(section, _)| *section == heading)
+        .map(|(_, line)| *line);
+    let mut lines: Vec<&str> = text.lines().collect();
+    let Some(start) = lines.iter().position(|l| l.trim_end() == heading) else {
+        let trimmed = text.trim_end();
+        return format!("{trimmed}\n\n{heading}\n\n{entry}\n");
+    };
+    let end = lines[start + 1..]
+        .iter()
+        .position(|l| l.starts_with("## ") || l.starts_with("# "))
+        .map_or(lines.len(), |i| start + 1 + i);
+    if let Some(at) = (start + 1..end).find(|&i| Some(lines[i].trim()) == placeholder) {
+        lines[at] = entry;
+    } else {
+        let last = (start..end)
+            .rev()
+            .find(|&i| !lines[i].trim().is_empty())
+            .unwrap_or(start);
+        let insert = if last == start {
+            vec!["", entry]
+        } else {
+            vec![entry]
+        };
+        lines.splice(last + 1..last + 1, insert);
+    }
+    let mut out = lines.join("\n");
+    out.push('\n');
+    out
+}
+
 fn task_item(text: &str, links: &str) -> String {
     let mut lines = text.lines();
     let first = lines.next().unwrap_or_default().trim();
     let lower = first.to_lowercase();
-    let mut first = first;
-    for marker in ["- [ ]", "* [ ]", "[ ]", "todo:", "todo", "task:", "to do:"] {
-        if lower.starts_with(marker) {
-            first = first[marker.len()..].trim_start_matches([':', ' ']);
+    let mut first = first.to_string();
+    // What people write before a task is not part of it.
+    for marker in [
+        "- [ ]",
+        "* [ ]",
+        "[ ]",
+        "todo:",
+        "todo",
+        "task:",
+        "to do:",
+        "i need to",
+        "we need to",
+        "need to",
+        "remember to",
+        "don't forget to",
+        "do not forget to",
+        "i have to",
+        "i must",
+        "must",
+    ] {
+        if lower.starts_with(marker)
+            && lower[marker.len()..]
+                .chars()
+                .next()
+                .is_none_or(|c| !c.is_alphanumeric())
+        {
+            let rest = first[marker.len()..].trim_start_matches([':', ' ']);
+            // Markup is taken away as it is; words are replaced, so the task
+            // starts as a sentence does.
+            first =
+                if marker.contains('[') || marker.starts_with("to") || marker.starts_with("task") {
+                    rest.to_string()
+                } else {
+                    capitalised(rest)
+                };
             break;
         }
     }
@@ -152,4 +249,65 @@ fn task_item(text: &str, links: &str) -> String {
         out.push_str(&format!("  {}\n", line.trim()));
     }
     out
+}
+
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tasks_lose_what_people_write_before_them() {
+        assert_eq!(
+            task_item("Need to book the ferry", ""),
+            "- [ ] Book the ferry\n"
+        );
+        assert_eq!(task_item("remember to call Ana", ""), "- [ ] Call Ana\n");
+        assert_eq!(
+            task_item("TODO: renew the passport", ""),
+            "- [ ] renew the passport\n"
+        );
+        assert_eq!(
+            task_item("Mustard for the picnic", ""),
+            "- [ ] Mustard for the picnic\n"
+        );
+    }
+
+    #[test]
+    fn an_entry_replaces_the_sections_placeholder_or_ends_the_section() {
+        let profile = "# Profile\n\nIntro.\n\n## Identity\n\nName, role, where you work, the languages you use.\n\n## Preferences\n\nHow you like answers and notes: tone, formats, things to always or never do.\n";
+        let once = into_section(profile, "## Preferences", "- Short answers");
+        assert!(
+            once.ends_with("## Preferences\n\n- Short answers\n"),
+            "{once}"
+        );
+        assert!(once.contains("## Identity\n\nName, role"), "{once}");
+        let twice = into_section(&once, "## Preferences", "- In French");
+        assert!(
+            twice.ends_with("## Preferences\n\n- Short answers\n- In French\n"),
+            "{twice}"
+        );
+        let identity = into_section(&twice, "## Identity", "- Lives in Lyon");
+        assert!(
+            identity.contains("## Identity\n\n- Lives in Lyon\n\n## Preferences"),
+            "{identity}"
+        );
+    }
+
+    #[test]
+    fn a_day_has_one_heading() {
+        assert!(last_heading_is("# T\n\n## 2026-11-23\n\nx\n", "2026-11-23"));
+        assert!(!last_heading_is(
+            "# T\n\n## 2026-11-23\n\nx\n## Risks\n",
+            "2026-11-23"
+        ));
+        assert!(!last_heading_is("# T\n", "2026-11-23"));
+    }
 }

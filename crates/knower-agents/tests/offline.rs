@@ -367,3 +367,44 @@ fn resume_undoes_a_half_done_update_and_recognises_a_finished_one() {
         knower_agents::Resume::RolledBack { undone: 0 }
     );
 }
+
+#[test]
+fn notes_read_like_notes_one_heading_a_day_tasks_as_tasks_preferences_in_their_section() {
+    let fx = Fixture::new();
+    let agents = fx.offline();
+    for text in [
+        "Atlas: the tile cache hit rate dropped to 60% after the upgrade",
+        "Atlas: the geocoding API latency is back to normal",
+    ] {
+        let report = agents.update(Payload::text(text)).unwrap();
+        assert_eq!(report.changed, ["projects/atlas/state.md"], "{report:?}");
+    }
+    let state = fx.read("projects/atlas/state.md");
+    assert_eq!(state.matches("\n## 20").count(), 1, "{state}");
+    assert!(state.contains("\n\n## 20"), "a blank line before the heading: {state}");
+
+    let report = agents
+        .update(Payload::text("Need to renew the Atlas TLS certificate"))
+        .unwrap();
+    assert_eq!(report.changed, ["projects/atlas/tasks.md"], "{report:?}");
+    assert!(
+        fx.read("projects/atlas/tasks.md")
+            .contains("- [ ] Renew the Atlas TLS certificate"),
+        "{}",
+        fx.read("projects/atlas/tasks.md")
+    );
+
+    for text in ["I prefer answers in French", "I prefer short answers with sources"] {
+        let report = agents.update(Payload::text(text)).unwrap();
+        assert_eq!(report.changed, ["profile.md"], "{report:?}");
+    }
+    let profile = fx.read("profile.md");
+    let preferences = profile.split("## Preferences").nth(1).unwrap();
+    assert!(
+        preferences.trim_start().starts_with("- I prefer answers in French")
+            && preferences.contains("\n- I prefer short answers with sources"),
+        "{profile}"
+    );
+    assert!(!profile.contains("How you like answers and notes"), "{profile}");
+    assert!(profile.contains("Name, role, where you work"), "{profile}");
+}

@@ -39,6 +39,7 @@ pub use fsutil::write_atomic;
 pub use journal::{ChangeRecord, FileChange, Version};
 pub use manifest::{Entry, EntryKind};
 pub use path::{VaultPath, slug};
+pub use starter::PROFILE_PLACEHOLDERS;
 pub use sync::{Pending, SyncReport};
 pub use text::Position;
 pub use tree::{TreeNode, folder_summary, human_size, render as render_tree};

@@ -40,6 +40,19 @@ markdown: read it and edit it in any editor, and Knower keeps up.
 - Tasks are checklist items: `- [ ] do the thing`, `- [x] done`.
 ";
 
+/// The starter profile's sections and the line each holds until the owner
+/// (or the first fact filed there) replaces it.
+pub const PROFILE_PLACEHOLDERS: [(&str, &str); 2] = [
+    (
+        "## Identity",
+        "Name, role, where you work, the languages you use.",
+    ),
+    (
+        "## Preferences",
+        "How you like answers and notes: tone, formats, things to always or never do.",
+    ),
+];
+
 const PROFILE: &str = "\
 # Profile
 
@@ -68,3 +81,16 @@ const CHANGELOG: &str = "\
 
 - {today}: vault created.
 ";
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_placeholders_are_the_starter_profiles_own() {
+        for (section, placeholder) in super::PROFILE_PLACEHOLDERS {
+            assert!(
+                super::PROFILE.contains(&format!("{section}\n\n{placeholder}\n")),
+                "{section}"
+            );
+        }
+    }
+}
