@@ -381,7 +381,10 @@ fn notes_read_like_notes_one_heading_a_day_tasks_as_tasks_preferences_in_their_s
     }
     let state = fx.read("projects/atlas/state.md");
     assert_eq!(state.matches("\n## 20").count(), 1, "{state}");
-    assert!(state.contains("\n\n## 20"), "a blank line before the heading: {state}");
+    assert!(
+        state.contains("\n\n## 20"),
+        "a blank line before the heading: {state}"
+    );
 
     let report = agents
         .update(Payload::text("Need to renew the Atlas TLS certificate"))
@@ -394,17 +397,25 @@ fn notes_read_like_notes_one_heading_a_day_tasks_as_tasks_preferences_in_their_s
         fx.read("projects/atlas/tasks.md")
     );
 
-    for text in ["I prefer answers in French", "I prefer short answers with sources"] {
+    for text in [
+        "I prefer answers in French",
+        "I prefer short answers with sources",
+    ] {
         let report = agents.update(Payload::text(text)).unwrap();
         assert_eq!(report.changed, ["profile.md"], "{report:?}");
     }
     let profile = fx.read("profile.md");
     let preferences = profile.split("## Preferences").nth(1).unwrap();
     assert!(
-        preferences.trim_start().starts_with("- I prefer answers in French")
+        preferences
+            .trim_start()
+            .starts_with("- I prefer answers in French")
             && preferences.contains("\n- I prefer short answers with sources"),
         "{profile}"
     );
-    assert!(!profile.contains("How you like answers and notes"), "{profile}");
+    assert!(
+        !profile.contains("How you like answers and notes"),
+        "{profile}"
+    );
     assert!(profile.contains("Name, role, where you work"), "{profile}");
 }

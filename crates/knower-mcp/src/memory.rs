@@ -87,7 +87,9 @@ fn too_big<'a>(texts: impl IntoIterator<Item = &'a String>) -> Option<CallToolRe
 
 #[tool_router(router = memory_tools, vis = "pub(crate)")]
 impl Knower {
-    /// Create multiple new entities in the knowledge graph
+    /// Create new entities in the knowledge graph, each with a name, a type
+    /// and observations (short facts about it). Names already in the graph
+    /// are skipped, so repeating a call is harmless. Entities are people, organisations, projects, places and things; each is a note in the vault's `graph/` folder, searchable and undoable. Use the graph for who-is-who and what-relates-to-what; to remember a fact, a task or an event in its project, use `update` instead.
     #[tool(
         name = "create_entities",
         annotations(
@@ -120,7 +122,9 @@ impl Knower {
         result(outcome, |created| reference("entities", created))
     }
 
-    /// Create multiple new relations between entities in the knowledge graph. Relations should be in active voice
+    /// Create relations between entities that exist (create them first),
+    /// each `from` —`relationType`→ `to`, in active voice ("works_at",
+    /// "manages"). Existing relations are skipped. Entities are people, organisations, projects, places and things; each is a note in the vault's `graph/` folder, searchable and undoable. Use the graph for who-is-who and what-relates-to-what; to remember a fact, a task or an event in its project, use `update` instead.
     #[tool(
         name = "create_relations",
         annotations(
@@ -146,7 +150,8 @@ impl Knower {
         result(outcome, |created| reference("relations", created))
     }
 
-    /// Add new observations to existing entities in the knowledge graph
+    /// Add observations (short facts) to entities that exist; an observation
+    /// the entity already has is skipped. Returns what was added. Entities are people, organisations, projects, places and things; each is a note in the vault's `graph/` folder, searchable and undoable. Use the graph for who-is-who and what-relates-to-what; to remember a fact, a task or an event in its project, use `update` instead.
     #[tool(
         name = "add_observations",
         annotations(
@@ -175,7 +180,9 @@ impl Knower {
         result(outcome, |added| reference("results", added))
     }
 
-    /// Delete multiple entities and their associated relations from the knowledge graph
+    /// Delete entities and every relation that touches them. Each deletion is
+    /// journaled and can be undone with `knower undo`. Use it when the user
+    /// says an entity is wrong or no longer wanted, not to tidy up.
     #[tool(
         name = "delete_entities",
         annotations(
@@ -201,7 +208,8 @@ impl Knower {
         result(outcome, |()| done("Entities deleted successfully"))
     }
 
-    /// Delete specific observations from entities in the knowledge graph
+    /// Delete observations from entities, matched exactly; use it when the
+    /// user corrects a fact (then add the right one). Journaled and undoable.
     #[tool(
         name = "delete_observations",
         annotations(
@@ -227,7 +235,8 @@ impl Knower {
         result(outcome, |()| done("Observations deleted successfully"))
     }
 
-    /// Delete multiple relations from the knowledge graph
+    /// Delete relations, matched exactly on from, to and relationType.
+    /// Journaled and undoable.
     #[tool(
         name = "delete_relations",
         annotations(
@@ -253,7 +262,9 @@ impl Knower {
         result(outcome, |()| done("Relations deleted successfully"))
     }
 
-    /// Read the entire knowledge graph
+    /// The whole knowledge graph: every entity with its observations, every
+    /// relation. It can be large; to find something, prefer `search_nodes`
+    /// or `open_nodes`, and for what the user told Knower in notes, `search`.
     #[tool(
         name = "read_graph",
         annotations(
@@ -273,7 +284,9 @@ impl Knower {
         result(outcome, |graph| reference("", graph))
     }
 
-    /// Search for nodes in the knowledge graph based on a query
+    /// Find entities whose name, type or observations contain the query
+    /// (ignoring case), with the relations that touch them. For questions
+    /// about notes, projects or what the user said, use `search` instead.
     #[tool(
         name = "search_nodes",
         annotations(
@@ -294,7 +307,8 @@ impl Knower {
         result(outcome, |graph| reference("", graph))
     }
 
-    /// Open specific nodes in the knowledge graph by their names
+    /// The named entities, exactly, with the relations between them. Use it
+    /// when you know the names (from `search_nodes` or the conversation).
     #[tool(
         name = "open_nodes",
         annotations(

@@ -33,6 +33,12 @@ pub struct UpdateArgs {
 }
 
 #[derive(Deserialize, JsonSchema)]
+pub struct UpdateStatusArgs {
+    /// The update's id, as `update` returned it (`update-…`).
+    id: String,
+}
+
+#[derive(Deserialize, JsonSchema)]
 pub struct AskArgs {
     /// The question, in natural language.
     query: String,
@@ -57,8 +63,11 @@ fn changed(path: &str, record: Option<knower_vault::ChangeRecord>) -> Value {
 impl Knower {
     /// Give Knower information to remember. Its update agent files it in the
     /// right note (or, when unsure, puts it in the inbox for the user).
-    /// Returns the update's id; with a running Knower server the update is
-    /// queued durably and filed in order.
+    /// Without a Knower server, the update is filed at once and the result
+    /// says where (`outcome`, `changed_files`, `inbox_id`). With a server
+    /// running, it is queued durably and the result holds its `id` and
+    /// `status: "accepted"`: call `update_status` with that id to learn
+    /// where it went.
     #[tool(
         name = "update",
         annotations(
@@ -88,9 +97,13 @@ impl Knower {
         }))
     }
 
-    /// Ask Knower a question. Its search agent reads the vault and answers
-    /// in markdown, citing `path:line` for every claim; `sources` lists the
-    /// cited passages. Read-only.
+    /// Ask Knower a question about what the user told it. With a language
+    /// model configured, the search agent reads the vault and answers in
+    /// markdown, citing `path:line` for every claim. Without one (`engine`
+    /// says "offline engine"), the answer is the best matching passages of
+    /// the notes, each with its `path:line`, not a composed reply: read them
+    /// and answer yourself. `sources` lists the cited passages; `found` is
+    /// false when nothing matched. Read-only.
     #[tool(
         name = "search",
         annotations(
@@ -119,6 +132,72 @@ impl Knower {
             found
                 .map_err(|e| e.to_string())
                 .and_then(|found| serde_json::to_value(found).map_err(|e| e.to_string())),
+        )
+    }
+
+    /// Where an update went: its `state` (queued, running, done, failed) and,
+    /// once done, its `outcome` (filed, inbox, resolved, discarded…), the
+    /// `summary`, the `changed_files` and, when it waits for the user, the
+    /// `inbox_id`. Use it after `update` returned `status: "accepted"`.
+    #[tool(
+        name = "update_status",
+        annotations(
+            title = "Where an update went",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn update_status(
+        &self,
+        Parameters(args): Parameters<UpdateStatusArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let found = self.service.updates().get(args.id.trim()).await;
+        answer(
+            found
+                .map_err(|e| e.to_string())
+                .and_then(|update| serde_json::to_value(update).map_err(|e| e.to_string())),
+        )
+    }
+
+    /// The items waiting in Knower's inbox, oldest first: information it
+    /// could not place. Each has an `id`, the `text` as it arrived, Knower's
+    /// `reasoning` and the `options` it offers. To settle one, call `update`
+    /// with `inbox_ref` set to the id and the answer as `text` (an option's
+    /// number, a path, or "discard"). Read-only.
+    #[tool(
+        name = "inbox",
+        annotations(
+            title = "What waits in the inbox",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn inbox(&self) -> Result<CallToolResult, ErrorData> {
+        let service = self.service.clone();
+        answer(
+            blocking(move || {
+                let items = service.inbox().map_err(|e| e.to_string())?;
+                let items: Vec<Value> = items
+                    .into_iter()
+                    .map(|item| {
+                        json!({
+                            "id": item.id,
+                            "title": item.title,
+                            "created": item.created,
+                            "text": item.text,
+                            "reasoning": item.review,
+                            "options": item.options,
+                            "attachments": item.attachments,
+                        })
+                    })
+                    .collect();
+                Ok(json!({"count": items.len(), "items": items}))
+            })
+            .await,
         )
     }
 

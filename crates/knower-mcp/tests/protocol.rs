@@ -79,6 +79,8 @@ async fn the_tools_are_listed_with_schemas_and_annotations() {
     let listed: BTreeSet<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
     let expected: BTreeSet<&str> = [
         "update",
+        "update_status",
+        "inbox",
         "search",
         "tree",
         "read",
@@ -121,6 +123,8 @@ async fn the_tools_are_listed_with_schemas_and_annotations() {
         let expect_read_only = matches!(
             tool.name.as_ref(),
             "search"
+                | "update_status"
+                | "inbox"
                 | "tree"
                 | "read"
                 | "search_vault"
@@ -518,7 +522,7 @@ async fn the_vault_tools_work_and_bad_input_is_refused_while_the_server_keeps_se
         .await
         .expect_err("an unknown tool is a protocol error");
     assert!(unknown.to_string().contains("tool not found"), "{unknown}");
-    assert!(client.list_all_tools().await.unwrap().len() == 26);
+    assert!(client.list_all_tools().await.unwrap().len() == 28);
     client.cancel().await.unwrap();
 }
 

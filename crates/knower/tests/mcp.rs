@@ -89,7 +89,7 @@ async fn refused(client: &Client, tool: &str, arguments: Value) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn knower_mcp_on_stdio_files_updates_and_refuses_a_giant_call_clearly() {
     let (dir, client) = stdio().await;
-    assert_eq!(client.list_all_tools().await.unwrap().len(), 26);
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 28);
     // No server runs: the update is filed at once by the offline engine.
     let update = ok(
         &client,
@@ -109,7 +109,7 @@ async fn knower_mcp_on_stdio_files_updates_and_refuses_a_giant_call_clearly() {
     .await;
     assert!(message.contains("at most"), "{message}");
     assert!(!dir.path().join("big.md").exists());
-    assert_eq!(client.list_all_tools().await.unwrap().len(), 26);
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 28);
     client.cancel().await.unwrap();
 }
 
@@ -214,7 +214,7 @@ async fn over_http_on_knower_serve_with_updates_queued() {
         .serve(StreamableHttpClientTransport::from_config(config))
         .await
         .expect("a session over HTTP");
-    assert_eq!(client.list_all_tools().await.unwrap().len(), 26);
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 28);
     ok(
         &client,
         "create_entities",
@@ -233,20 +233,52 @@ async fn over_http_on_knower_serve_with_updates_queued() {
     .await;
     assert_eq!(accepted["status"], "accepted", "{accepted}");
     let id = accepted["id"].as_str().unwrap().to_string();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let shown = knower_command(dir.path())
-            .args(["--json", "updates", "show", &id])
-            .env("KNOWER_TOKEN", "tok-81c2")
-            .output()
-            .unwrap();
-        let shown = String::from_utf8_lossy(&shown.stdout).to_string();
-        if shown.contains("\"done\"") {
-            break;
+    // A model learns where it went through `update_status`.
+    let finished = |id: String| {
+        let client = &client;
+        async move {
+            let deadline = Instant::now() + Duration::from_secs(30);
+            loop {
+                let status = ok(client, "update_status", json!({"id": id})).await;
+                if status["state"] == "done" {
+                    return status;
+                }
+                assert!(Instant::now() < deadline, "{id} never finished: {status}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
         }
-        assert!(Instant::now() < deadline, "{id} never finished: {shown}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    };
+    let done = finished(id).await;
+    assert_eq!(done["outcome"], "filed", "{done}");
+    assert!(
+        done["changed_files"].to_string().contains("tasks.md"),
+        "{done}"
+    );
+    // What Knower cannot place waits in the inbox; `inbox` lists it with its
+    // reasoning, and `update` with `inbox_ref` settles it.
+    let accepted = ok(
+        &client,
+        "update",
+        json!({"text": "Lunch with Sam was nice"}),
+    )
+    .await;
+    let done = finished(accepted["id"].as_str().unwrap().to_string()).await;
+    assert_eq!(done["outcome"], "inbox", "{done}");
+    let inbox = ok(&client, "inbox", json!({})).await;
+    assert_eq!(inbox["count"], 1, "{inbox}");
+    let item = &inbox["items"][0];
+    assert_eq!(item["id"], done["inbox_id"], "{inbox}");
+    assert_eq!(item["text"], "Lunch with Sam was nice", "{inbox}");
+    assert!(!item["reasoning"].as_str().unwrap().is_empty(), "{inbox}");
+    let reply = ok(
+        &client,
+        "update",
+        json!({"text": "discard", "inbox_ref": item["id"]}),
+    )
+    .await;
+    let settled = finished(reply["id"].as_str().unwrap().to_string()).await;
+    assert_eq!(settled["outcome"], "discarded", "{settled}");
+    assert_eq!(ok(&client, "inbox", json!({})).await["count"], 0);
     let message = refused(
         &client,
         "update",
@@ -269,7 +301,7 @@ async fn over_http_on_knower_serve_with_updates_queued() {
         )
         .await;
     assert!(too_big.is_err(), "past the body limit: an HTTP 413");
-    assert_eq!(client.list_all_tools().await.unwrap().len(), 26);
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 28);
     assert!(!dir.path().join("bigger.md").exists());
     client.cancel().await.unwrap();
 }
