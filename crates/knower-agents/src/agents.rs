@@ -121,7 +121,7 @@ impl Agents {
         if question.trim().is_empty() {
             return Err(Error::Invalid("the question is empty".into()));
         }
-        offline::answer_without(&self.index, question, Mode::Fast, None, without)
+        offline::answer_without(&self.index, None, question, Mode::Fast, None, without)
     }
 
     /// Answers a question from one part of the vault: `project:NAME` or a
@@ -136,7 +136,15 @@ impl Agents {
             knower_index::query::Scope::parse(scope)?;
         }
         match &self.engine {
-            Engine::Offline => offline::answer(&self.index, question, mode, scope),
+            Engine::Offline => {
+                // The profile is not indexed (a model always has it in its
+                // context); offline, a question about the user reads it.
+                let profile = match scope {
+                    None => self.vault.read(crate::recovery::PROFILE).ok(),
+                    Some(_) => None,
+                };
+                offline::answer(&self.index, profile.as_deref(), question, mode, scope)
+            }
             Engine::Llm(llm) => {
                 let question = match scope {
                     Some(scope) => format!(

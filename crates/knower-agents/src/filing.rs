@@ -55,7 +55,7 @@ impl Agents {
         let current = self.vault.read(&destination).ok();
         let new_note = current.is_none();
         if kind == Kind::Preference
-            && destination == "profile.md"
+            && destination == crate::recovery::PROFILE
             && let Some(profile) = &current
         {
             let entry = format!("- {} {links} _(noted {day})_", one_line(text));

@@ -14,6 +14,8 @@ use serde::Serialize;
 use crate::error::Result;
 
 pub(crate) const CHANGELOG: &str = "changelog.md";
+/// The owner's profile, which agents read whole.
+pub(crate) const PROFILE: &str = "profile.md";
 
 /// The author of a change made for update `update_id`.
 pub(crate) fn author_of(actor: &str, update_id: &str, reason: &str) -> Author {

@@ -240,9 +240,86 @@ fn answers_are_extractive_cite_the_right_file_and_say_when_nothing_matches() {
             .markdown
             .contains("> The geocoding API runs on Postgres 16 with PostGIS.")
     );
+    // The answer comes first: the lines that answer, each with its
+    // path:line, and each line really is there.
+    let composed: Vec<&str> = answer
+        .markdown
+        .lines()
+        .filter(|l| l.starts_with("- ") && l.contains(" — `"))
+        .collect();
+    assert!(
+        !composed.is_empty(),
+        "no composed answer: {}",
+        answer.markdown
+    );
+    for line in &composed {
+        let (text, cite) = line[2..].rsplit_once(" — `").unwrap();
+        let (path, number) = cite.trim_end_matches('`').rsplit_once(':').unwrap();
+        let file = fx.read(path);
+        let at = file
+            .lines()
+            .nth(number.parse::<usize>().unwrap() - 1)
+            .unwrap();
+        assert!(at.contains(text), "{line} is not {path}:{number} ({at})");
+    }
+    assert!(
+        composed.iter().any(|l| l.starts_with(
+            "- The geocoding API runs on Postgres 16 with PostGIS. — `projects/atlas/state.md:"
+        )),
+        "{composed:?}"
+    );
+    assert!(
+        answer.markdown.find("From your notes").unwrap()
+            < answer.markdown.find("**projects/atlas/state.md:").unwrap()
+    );
     let none = agents.ask("xylophone quartet", Mode::Fast).unwrap();
     assert!(!none.found);
     assert!(none.markdown.contains("does not hold anything"));
+}
+
+#[test]
+fn the_changelogs_routing_lines_are_never_evidence() {
+    let fx = Fixture::new();
+    let agents = fx.offline();
+    let report = agents
+        .update(Payload::text(
+            "Atlas: the zebra crossing tiles render blurry",
+        ))
+        .unwrap();
+    assert_eq!(report.outcome, Outcome::Filed);
+    assert!(
+        fx.read("changelog.md").contains("zebra"),
+        "the routing line names it"
+    );
+    let answer = agents.ask("zebra crossing tiles", Mode::Fast).unwrap();
+    assert!(answer.found);
+    assert!(
+        answer.sources.iter().all(|s| s.path != "changelog.md"),
+        "{:?}",
+        answer.sources
+    );
+    assert!(
+        answer
+            .sources
+            .iter()
+            .any(|s| s.path == "projects/atlas/state.md")
+    );
+    // An event in the changelog (written there by hand) is evidence.
+    fx.vault
+        .append(
+            "changelog.md",
+            "- 2026-11-20: met the quokka delegation",
+            knower_vault::Position::Top,
+            &knower_vault::Author::new("test", "an event"),
+        )
+        .unwrap();
+    fx.index.catch_up(&mut |_, _| {}).unwrap();
+    let answer = agents.ask("quokka delegation", Mode::Fast).unwrap();
+    assert!(
+        answer.sources.iter().any(|s| s.path == "changelog.md"),
+        "{}",
+        answer.markdown
+    );
 }
 
 #[test]
@@ -418,4 +495,30 @@ fn notes_read_like_notes_one_heading_a_day_tasks_as_tasks_preferences_in_their_s
         "{profile}"
     );
     assert!(profile.contains("Name, role, where you work"), "{profile}");
+
+    // The profile is not indexed, but a question about the user reads it.
+    let answer = agents
+        .ask("What are my preferences for answers?", Mode::Fast)
+        .unwrap();
+    assert!(answer.found, "{}", answer.markdown);
+    let cited: Vec<_> = answer
+        .sources
+        .iter()
+        .filter(|s| s.path == "profile.md")
+        .collect();
+    assert_eq!(cited.len(), 2, "{}", answer.markdown);
+    for source in cited {
+        let line = profile.lines().nth(source.line_start - 1).unwrap();
+        assert!(line.starts_with("- I prefer"), "{line}");
+    }
+    assert!(
+        answer.markdown.contains("- I prefer answers in French"),
+        "{}",
+        answer.markdown
+    );
+    // A question about something else does not bring the profile in.
+    let other = agents
+        .ask("Which database does the geocoding API use?", Mode::Fast)
+        .unwrap();
+    assert!(other.sources.iter().all(|s| s.path != "profile.md"));
 }

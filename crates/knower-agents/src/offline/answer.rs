@@ -1,11 +1,14 @@
-//! Answers without an LLM: the passages of the vault that best match the
+//! Answers without an LLM: first the line or two of the vault that answer
+//! best, each with its `path:line`, then the passages that best match the
 //! question, grouped by file, each with its `path:first-last` citation. No
-//! sentence is written that the vault does not contain.
+//! sentence is written that the vault does not contain, and the changelog's
+//! routing lines (where an update was filed) are never evidence.
 
 use knower_index::{Index, Mode, SearchOptions};
 
 use crate::agents::OFFLINE;
 use crate::error::Result;
+use crate::recovery::CHANGELOG;
 use crate::report::{Answer, Source};
 use crate::text::ellipsis;
 
@@ -14,13 +17,22 @@ const PASSAGES: usize = 6;
 /// Longest passage shown, in characters.
 const PASSAGE_CHARS: usize = 600;
 
-pub fn answer(index: &Index, question: &str, mode: Mode, scope: Option<&str>) -> Result<Answer> {
-    answer_without(index, question, mode, scope, &[])
+/// `profile` is the text of `profile.md`, which is not indexed: for a
+/// question about the user, its matching lines come first.
+pub fn answer(
+    index: &Index,
+    profile: Option<&str>,
+    question: &str,
+    mode: Mode,
+    scope: Option<&str>,
+) -> Result<Answer> {
+    answer_without(index, profile, question, mode, scope, &[])
 }
 
 /// The same, leaving out passages of files under the `without` folders.
 pub fn answer_without(
     index: &Index,
+    profile: Option<&str>,
     question: &str,
     mode: Mode,
     scope: Option<&str>,
@@ -29,11 +41,8 @@ pub fn answer_without(
     let options = SearchOptions {
         mode,
         scope: scope.map(str::to_string),
-        limit: if without.is_empty() {
-            PASSAGES
-        } else {
-            PASSAGES * 4
-        },
+        // Room for the passages dropped below.
+        limit: PASSAGES * 4,
     };
     let query: String = question
         .chars()
@@ -51,6 +60,26 @@ pub fn answer_without(
             .iter()
             .any(|folder| hit.path.starts_with(&format!("{folder}/")))
     });
+    // A changelog passage stays only for what is left of it once its
+    // routing lines are gone, and only if that still matches.
+    let wanted = content_words(question);
+    results.hits.retain_mut(|hit| {
+        if hit.path != CHANGELOG {
+            return true;
+        }
+        hit.text = without_routing_lines(&hit.text);
+        hit.text.lines().any(|line| {
+            !is_heading_or_blank(line)
+                && content_words(line)
+                    .iter()
+                    .any(|w| wanted.iter().any(|x| same_word(w, x)))
+        })
+    });
+    if let Some(profile) = profile.filter(|_| about_the_user(question)) {
+        let mut about = profile_lines(profile, &wanted);
+        about.append(&mut results.hits);
+        results.hits = about;
+    }
     results.hits.truncate(PASSAGES);
     let mut markdown = format!(
         "_{OFFLINE}: no LLM is configured, so this is not a written answer but the \
@@ -68,6 +97,14 @@ pub fn answer_without(
             found: false,
             usage: None,
         });
+    }
+    let best = answering_lines(question, &results.hits);
+    if !best.is_empty() {
+        markdown.push_str("**From your notes:**\n\n");
+        for (line, path, number) in &best {
+            markdown.push_str(&format!("- {line} — `{path}:{number}`\n"));
+        }
+        markdown.push_str("\n**Passages:**\n\n");
     }
     // Files in the order of their best passage; passages in file order.
     let mut files: Vec<(String, Vec<&knower_index::Hit>)> = Vec::new();
@@ -107,4 +144,197 @@ pub fn answer_without(
         found: true,
         usage: None,
     })
+}
+
+/// A question in the first person ("my", "I", "me") is about the user.
+fn about_the_user(question: &str) -> bool {
+    question.split(|c: char| !c.is_alphanumeric()).any(|w| {
+        matches!(
+            w.to_lowercase().as_str(),
+            "my" | "i" | "me" | "mine" | "myself"
+        )
+    })
+}
+
+/// The lines of the profile that share a word of the question, as passages
+/// of their own; a line's section heading counts as part of it, so "my
+/// preferences" finds every line under `## Preferences`. The starter's
+/// placeholder lines are not facts.
+fn profile_lines(profile: &str, wanted: &[String]) -> Vec<knower_index::Hit> {
+    let body_start = profile.len()
+        - knower_vault::frontmatter::split(profile).map_or(profile.len(), |s| s.body.len());
+    let first_line = profile[..body_start].lines().count() + 1;
+    let placeholders: Vec<&str> = knower_vault::PROFILE_PLACEHOLDERS
+        .iter()
+        .map(|(_, line)| *line)
+        .collect();
+    let mut heading = String::new();
+    let mut found = Vec::new();
+    for (i, line) in profile[body_start..].lines().enumerate() {
+        if let Some(h) = line.strip_prefix("## ") {
+            heading = h.trim().to_string();
+            continue;
+        }
+        if is_heading_or_blank(line) || placeholders.contains(&line.trim()) {
+            continue;
+        }
+        let words = content_words(&format!("{line} {heading}"));
+        if wanted.iter().any(|w| words.iter().any(|x| same_word(w, x))) {
+            let number = first_line + i;
+            found.push(knower_index::Hit {
+                path: crate::recovery::PROFILE.to_string(),
+                title: "Profile".into(),
+                heading: heading.clone(),
+                line_start: number,
+                line_end: number,
+                score: 0.0,
+                snippet: line.to_string(),
+                marks: Vec::new(),
+                text: line.to_string(),
+                explain: None,
+            });
+        }
+    }
+    found
+}
+
+/// The line an update leaves in the changelog: `- DAY: summary [update-…]`.
+fn is_routing_line(line: &str) -> bool {
+    let line = line.trim_end();
+    line.starts_with("- ")
+        && line.ends_with(']')
+        && line
+            .rsplit_once('[')
+            .is_some_and(|(_, id)| id.starts_with("update-"))
+}
+
+/// `text` with its routing lines blanked (not removed: line numbers stay).
+fn without_routing_lines(text: &str) -> String {
+    text.lines()
+        .map(|l| if is_routing_line(l) { "" } else { l })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn is_heading_or_blank(line: &str) -> bool {
+    let line = line.trim();
+    line.is_empty() || line.starts_with('#')
+}
+
+/// Words that carry no subject in a question.
+const QUESTION_WORDS: [&str; 40] = [
+    "what", "which", "when", "where", "who", "whom", "whose", "why", "how", "does", "did", "do",
+    "is", "are", "was", "were", "the", "a", "an", "of", "in", "on", "at", "to", "for", "my", "me",
+    "i", "we", "our", "you", "your", "it", "its", "and", "or", "about", "with", "have", "has",
+];
+
+fn content_words(text: &str) -> Vec<String> {
+    let mut words: Vec<String> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .filter(|w| !QUESTION_WORDS.contains(&w.as_str()))
+        .collect();
+    words.sort();
+    words.dedup();
+    words
+}
+
+/// Two words are one when they differ only by a common ending (book,
+/// books, booked, booking; plan, planned).
+fn same_word(a: &str, b: &str) -> bool {
+    fn stem(word: &str) -> &str {
+        for ending in ["ing", "ed", "es", "s"] {
+            if let Some(stem) = word.strip_suffix(ending)
+                && stem.chars().count() >= 3
+            {
+                // planned → plann → plan
+                let bytes = stem.as_bytes();
+                let doubled = bytes.len() >= 2
+                    && bytes[bytes.len() - 1] == bytes[bytes.len() - 2]
+                    && !b"aeiouls".contains(&bytes[bytes.len() - 1]);
+                return if doubled {
+                    &stem[..stem.len() - 1]
+                } else {
+                    stem
+                };
+            }
+        }
+        word
+    }
+    a == b || stem(a) == stem(b)
+}
+
+/// The line or two of the best passages that share the most of the
+/// question's words, each with its file and line number: at most two, and
+/// only lines that share at least half of those words (or one, for a
+/// question of one or two words).
+fn answering_lines(question: &str, hits: &[knower_index::Hit]) -> Vec<(String, String, usize)> {
+    let wanted = content_words(question);
+    if wanted.is_empty() {
+        return Vec::new();
+    }
+    let needed = wanted.len().div_ceil(2).max(1);
+    let mut scored: Vec<(usize, usize, String, String, usize)> = Vec::new();
+    for (rank, hit) in hits.iter().take(3).enumerate() {
+        for (offset, line) in hit.text.lines().enumerate() {
+            if is_heading_or_blank(line) {
+                continue;
+            }
+            let words = content_words(line);
+            let shared = wanted
+                .iter()
+                .filter(|w| words.iter().any(|x| same_word(w, x)))
+                .count();
+            if shared >= needed {
+                let shown = line
+                    .trim()
+                    .trim_start_matches(['-', '*', '>', ' '])
+                    .to_string();
+                scored.push((
+                    shared,
+                    rank,
+                    shown,
+                    hit.path.clone(),
+                    hit.line_start + offset,
+                ));
+            }
+        }
+    }
+    // Most shared words first, then the better passage, then the earlier line.
+    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)).then(a.4.cmp(&b.4)));
+    scored.dedup_by(|a, b| a.2 == b.2);
+    scored
+        .into_iter()
+        .take(2)
+        .map(|(_, _, line, path, number)| (ellipsis(&line, 300), path, number))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routing_lines_are_told_from_events() {
+        assert!(is_routing_line(
+            "- 2026-11-23: filed “Book the flight” in projects/trip/tasks.md [update-20261123-101500-3fa9]"
+        ));
+        assert!(!is_routing_line(
+            "- 2026-11-23: the flight to Lisbon is booked"
+        ));
+        assert_eq!(
+            without_routing_lines("# Changelog\n- 2026-11-23: x [update-1]\n- 2026-11-22: met Ana"),
+            "# Changelog\n\n- 2026-11-22: met Ana"
+        );
+    }
+
+    #[test]
+    fn words_match_with_their_endings() {
+        assert!(same_word("booking", "booked"));
+        assert!(same_word("flights", "flight"));
+        assert!(same_word("planned", "plans"));
+        assert!(!same_word("tea", "team"));
+        assert!(!same_word("flight", "testflight"));
+    }
 }
