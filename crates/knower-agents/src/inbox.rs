@@ -24,6 +24,9 @@ pub struct Choice {
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct InboxItem {
     pub id: String,
+    /// A short stable name for the item ([`code`]), accepted wherever its
+    /// id is.
+    pub code: String,
     pub folder: String,
     pub title: String,
     pub created: Option<String>,
@@ -49,7 +52,7 @@ pub fn create(
     engine: &str,
     day: &str,
 ) -> Result<String> {
-    let id = new_id(vault, day, &payload.headline(40))?;
+    let id = new_id(vault, day, &payload.headline(120))?;
     let folder = format!("{INBOX}/{id}");
     // The payload first: if anything below fails, nothing that arrived is lost.
     vault.write(
@@ -122,8 +125,21 @@ fn render_review(
 
 /// A folder name from the date and the first words, unique in the inbox.
 fn new_id(vault: &Vault, day: &str, headline: &str) -> Result<String> {
-    let slug: String = crate::text::slug(headline).chars().take(40).collect();
-    let slug = slug.trim_end_matches('-');
+    // Whole words, at most 40 characters: never `…-instea`.
+    let mut slug = String::new();
+    for word in crate::text::slug(headline)
+        .split('-')
+        .filter(|w| !w.is_empty())
+    {
+        if !slug.is_empty() && slug.len() + 1 + word.len() > 40 {
+            break;
+        }
+        if !slug.is_empty() {
+            slug.push('-');
+        }
+        slug.push_str(&word.chars().take(40).collect::<String>());
+    }
+    let slug = slug.as_str();
     let base = if slug.is_empty() {
         day.to_string()
     } else {
@@ -148,7 +164,7 @@ pub fn list(vault: &Vault) -> Result<Vec<InboxItem>> {
     };
     let mut items = Vec::new();
     for child in node.children.iter().filter(|c| c.kind == EntryKind::Folder) {
-        if let Ok(item) = load(vault, child.path.name()) {
+        if let Ok(item) = load_id(vault, child.path.name()) {
             items.push(item);
         }
     }
@@ -156,7 +172,40 @@ pub fn list(vault: &Vault) -> Result<Vec<InboxItem>> {
     Ok(items)
 }
 
-pub fn load(vault: &Vault, id: &str) -> Result<InboxItem> {
+/// Four letters and digits that name an item as long as it waits: derived
+/// from its id, so the same in every listing and every process; without
+/// the look-alikes `l`, `o`, `0` and `1`.
+pub fn code(id: &str) -> String {
+    const ALPHABET: &[u8; 32] = b"abcdefghijkmnpqrstuvwxyz23456789";
+    let hash = knower_vault::Hash::of(id.as_bytes()).to_string();
+    let bits = u32::from_str_radix(&hash[..5], 16).unwrap_or(0);
+    (0..4)
+        .map(|i| ALPHABET[((bits >> (5 * i)) & 31) as usize] as char)
+        .collect()
+}
+
+/// The item a reference names: its id, or its code.
+pub fn load(vault: &Vault, reference: &str) -> Result<InboxItem> {
+    let reference = reference.trim();
+    let looks_like_code =
+        reference.len() == 4 && reference.chars().all(|c| c.is_ascii_alphanumeric());
+    if looks_like_code
+        && vault
+            .tree(&format!("{INBOX}/{reference}"), Some(0))
+            .is_err()
+    {
+        let named: Vec<InboxItem> = list(vault)?
+            .into_iter()
+            .filter(|item| item.code == reference.to_ascii_lowercase())
+            .collect();
+        if let [item] = named.as_slice() {
+            return Ok(item.clone());
+        }
+    }
+    load_id(vault, reference)
+}
+
+fn load_id(vault: &Vault, id: &str) -> Result<InboxItem> {
     let folder = item_folder(id)?;
     let review = match vault.read(&format!("{folder}/{REVIEW}")) {
         Ok(text) => text,
@@ -205,6 +254,7 @@ pub fn load(vault: &Vault, id: &str) -> Result<InboxItem> {
         .map(|c| c.path.to_string())
         .collect();
     Ok(InboxItem {
+        code: code(id),
         id: id.to_string(),
         folder,
         title,

@@ -26,7 +26,7 @@ pub mod tools;
 
 pub use agents::{Agents, Engine, OFFLINE};
 pub use error::{Error, Result};
-pub use inbox::{INBOX, InboxItem};
+pub use inbox::{INBOX, InboxItem, code as inbox_code};
 pub use llm::{CallRecord, Stop};
 pub use offline::{Decision, Kind, kind_of, route};
 pub use payload::{Attachment, Payload, image_type};
@@ -41,7 +41,7 @@ pub fn inbox_list(vault: &knower_vault::Vault) -> Result<Vec<InboxItem>> {
     inbox::list(vault)
 }
 
-/// One inbox item.
+/// One inbox item, by its id or its short code.
 pub fn inbox_item(vault: &knower_vault::Vault, id: &str) -> Result<InboxItem> {
     inbox::load(vault, id)
 }

@@ -522,3 +522,34 @@ fn notes_read_like_notes_one_heading_a_day_tasks_as_tasks_preferences_in_their_s
         .unwrap();
     assert!(other.sources.iter().all(|s| s.path != "profile.md"));
 }
+
+#[test]
+fn inbox_items_have_short_codes_accepted_wherever_ids_are() {
+    let fx = Fixture::new();
+    let agents = fx.offline();
+    let report = agents
+        .update(Payload::text(
+            "Lunch with Sam was nice, we should do it again instead of the usual video call",
+        ))
+        .unwrap();
+    assert_eq!(report.outcome, Outcome::Inbox);
+    let id = report.inbox_id.unwrap();
+    // The id is cut at a word, never inside one.
+    let slug_words: Vec<&str> = id.splitn(4, '-').nth(3).unwrap().split('-').collect();
+    let text = "lunch with sam was nice we should do it again instead of the usual video call";
+    for word in &slug_words {
+        assert!(text.split(' ').any(|w| w == *word), "{word} is cut in {id}");
+    }
+    let item = agents.inbox_item(&id).unwrap();
+    assert_eq!(item.code.len(), 4);
+    assert_eq!(item.code, knower_agents::inbox_code(&id), "stable");
+    assert_eq!(agents.inbox_item(&item.code).unwrap().id, id);
+    assert_eq!(agents.inbox_item(&item.code.to_uppercase()).unwrap().id, id);
+    let reply = Payload {
+        text: "discard".into(),
+        inbox_ref: Some(item.code.clone()),
+        ..Payload::default()
+    };
+    assert_eq!(agents.update(reply).unwrap().outcome, Outcome::Discarded);
+    assert!(agents.inbox().unwrap().is_empty());
+}

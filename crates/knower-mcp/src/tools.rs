@@ -162,7 +162,8 @@ impl Knower {
     }
 
     /// The items waiting in Knower's inbox, oldest first: information it
-    /// could not place. Each has an `id`, the `text` as it arrived, Knower's
+    /// could not place. Each has an `id` (and a short `code`, accepted in its
+    /// place), the `text` as it arrived, Knower's
     /// `reasoning` and the `options` it offers. To settle one, call `update`
     /// with `inbox_ref` set to the id and the answer as `text` (an option's
     /// number, a path, or "discard"). Read-only.
@@ -186,6 +187,7 @@ impl Knower {
                     .map(|item| {
                         json!({
                             "id": item.id,
+                            "code": item.code,
                             "title": item.title,
                             "created": item.created,
                             "text": item.text,

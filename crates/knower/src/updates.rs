@@ -118,7 +118,10 @@ fn print_update(update: &Update) {
     if update.outcome == Some(Filed::Inbox)
         && let Some(id) = &update.inbox_id
     {
-        println!("  see `knower inbox show {id}`; answer with `knower inbox reply {id} ANSWER`");
+        let code = knower_agents::inbox_code(id);
+        println!(
+            "  see `knower inbox show {code}`; answer with `knower inbox reply {code} ANSWER`"
+        );
     }
     if let Some(usage) = &update.details.usage {
         println!(
@@ -171,9 +174,9 @@ pub fn inbox_list(ctx: &Context) -> Outcome {
         if items.len() == 1 { "" } else { "s" }
     );
     for item in &items {
-        println!("  {}  {}", item.id, item.title);
+        println!("  {}  {}", item.code, item.title);
     }
-    println!("see one with `knower inbox show ID`; answer with `knower inbox reply ID ANSWER`");
+    println!("see one with `knower inbox show CODE`; answer with `knower inbox reply CODE ANSWER`");
     Ok(())
 }
 
@@ -181,7 +184,7 @@ pub fn inbox_show(ctx: &Context, id: &str) -> Outcome {
     let item = knower_agents::inbox_item(&*ctx.vault()?, id)?;
     if ctx.json {
         return print_json(&serde_json::json!({
-            "id": item.id, "folder": item.folder, "title": item.title, "options": item.options,
+            "id": item.id, "code": item.code, "folder": item.folder, "title": item.title, "options": item.options,
             "attachments": item.attachments, "review": item.review, "text": item.text,
         }));
     }

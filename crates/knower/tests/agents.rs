@@ -38,11 +38,14 @@ fn offline_update_inbox_reply_and_ask() {
     );
     assert_eq!(waiting["outcome"], "inbox");
     let id = waiting["inbox_id"].as_str().unwrap().to_string();
+    // The listing names the item by its short code, which every command takes.
+    let code = json(v, &["inbox"])[0]["code"].as_str().unwrap().to_string();
     let listing = ok(v, &["inbox"]);
     assert!(
-        listing.contains("1 item waiting") && listing.contains(&id),
+        listing.contains("1 item waiting") && listing.contains(&format!("  {code}  ")),
         "{listing}"
     );
+    assert_eq!(json(v, &["inbox", "show", &code])["id"], id.as_str());
     let review = ok(v, &["inbox", "show", &id]);
     assert!(
         review.contains("## Why it is here") && review.contains("Several projects are named"),
@@ -53,7 +56,7 @@ fn offline_update_inbox_reply_and_ask() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("option number"));
 
-    let resolved = json(v, &["inbox", "reply", &id, "garden"]);
+    let resolved = json(v, &["inbox", "reply", &code, "garden"]);
     assert_eq!(resolved["outcome"], "resolved");
     assert!(ok(v, &["inbox"]).contains("the inbox is empty"));
     assert!(
