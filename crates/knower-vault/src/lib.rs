@@ -22,6 +22,7 @@ mod journal;
 mod lock;
 mod manifest;
 mod path;
+mod revert;
 mod starter;
 mod sync;
 mod text;

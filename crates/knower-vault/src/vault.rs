@@ -569,16 +569,29 @@ impl Vault {
         }
         let author = Author::new(author.actor.clone(), reason);
         self.change(&author, Some(id), |tx| {
+            // Files changed since, whose change can still be taken back as a
+            // revert (its own lines only), with their text once reverted.
+            let mut reverted = std::collections::HashMap::new();
             if !force {
                 let mut conflicts = Vec::new();
                 for f in &target.files {
-                    if tx.version(&f.path)? != f.after || !folder_holds_only(tx, &target, &f.path)?
-                    {
-                        conflicts.push(match later(&f.path) {
-                            Some(n) => format!("{} was changed again by change {n}", f.path),
-                            None => format!("{} was changed since", f.path),
-                        });
+                    let current = tx.version(&f.path)?;
+                    if current == f.after && folder_holds_only(tx, &target, &f.path)? {
+                        continue;
                     }
+                    if let Some(text) = revert_file(tx, f, &current)? {
+                        reverted.insert(f.path.clone(), text);
+                        continue;
+                    }
+                    conflicts.push(match later(&f.path) {
+                        Some(n) => format!(
+                            "{}: the lines this change wrote were changed again by change {n}",
+                            f.path
+                        ),
+                        None => {
+                            format!("{}: the lines this change wrote were changed since", f.path)
+                        }
+                    });
                 }
                 if !conflicts.is_empty() {
                     return Err(Error::UndoConflict {
@@ -588,7 +601,18 @@ impl Vault {
                 }
             }
             for f in target.files.iter().rev() {
-                restore(tx, &f.path, &f.before)?;
+                match reverted.remove(&f.path) {
+                    Some(text) => {
+                        let current = match tx.read(&f.path)? {
+                            Current::File(bytes) => Some(bytes),
+                            _ => None,
+                        };
+                        if let Some(out) = tx.prepare(&f.path, &text, current.as_deref())? {
+                            tx.put(&f.path, out)?;
+                        }
+                    }
+                    None => restore(tx, &f.path, &f.before)?,
+                }
             }
             Ok(())
         })
@@ -793,6 +817,48 @@ fn folder_holds_only(tx: &mut Tx, change: &ChangeRecord, folder: &VaultPath) -> 
 }
 
 /// Puts `path` back into `version`.
+/// The text of a file changed since `change` made it `f.after`, with only
+/// that change's own edits taken back ([`crate::revert`]); `None` when that
+/// cannot be done (not text, created or deleted by the change, or its lines
+/// edited since). A note's frontmatter is left to the pipeline.
+fn revert_file(
+    tx: &mut Tx,
+    f: &crate::journal::FileChange,
+    current: &Version,
+) -> Result<Option<String>> {
+    let (Version::File(before), Version::File(after), Version::File(_)) =
+        (&f.before, &f.after, current)
+    else {
+        return Ok(None);
+    };
+    let text = |bytes: Vec<u8>| String::from_utf8(bytes).ok();
+    let (Some(before), Some(after)) = (
+        tx.vault.blobs.get(before).ok().and_then(text),
+        tx.vault.blobs.get(after).ok().and_then(text),
+    ) else {
+        return Ok(None);
+    };
+    let Current::File(now) = tx.read(&f.path)? else {
+        return Ok(None);
+    };
+    let Some(now) = text(now) else {
+        return Ok(None);
+    };
+    let markdown = f.path.is_markdown();
+    let body = |t: &str| -> String {
+        match crate::frontmatter::split(t) {
+            Ok(split) if markdown => split.body.to_string(),
+            _ => t.to_string(),
+        }
+    };
+    let now_body = body(&now);
+    let head = &now[..now.len() - now_body.len()];
+    Ok(
+        crate::revert::revert(&body(&before), &body(&after), &now_body)
+            .map(|reverted| format!("{head}{reverted}")),
+    )
+}
+
 fn restore(tx: &mut Tx, path: &VaultPath, version: &Version) -> Result<()> {
     match version {
         Version::Absent => match tx.version(path)? {

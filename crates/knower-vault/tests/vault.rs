@@ -817,3 +817,44 @@ fn a_log_is_appended_in_place_never_rewritten_and_not_taken_for_an_outside_edit(
         "{\"n\":1}\n{\"n\":2}\n"
     );
 }
+
+#[test]
+fn undo_takes_back_only_the_changes_own_lines_like_git_revert() {
+    let (dir, vault) = new_vault();
+    vault.write("log.md", "# Log\n", &me()).unwrap();
+    let first = vault
+        .append("log.md", "- 21: first", Position::Top, &me())
+        .unwrap()
+        .unwrap();
+    vault
+        .append("log.md", "- 22: second", Position::Top, &me())
+        .unwrap();
+    vault
+        .append("log.md", "- 23: third", Position::Bottom, &me())
+        .unwrap();
+    // An older change is undone although the file changed since: its own
+    // line goes, the newer ones stay.
+    let undo = vault.undo(first.id, &me(), false).unwrap().unwrap();
+    assert_eq!(undo.undoes, Some(first.id));
+    assert_eq!(body(&disk(&dir, "log.md")), "# Log\n- 22: second\n- 23: third\n");
+    // And the undo can itself be undone, putting the line back in place.
+    vault.undo(undo.id, &me(), false).unwrap();
+    assert_eq!(
+        body(&disk(&dir, "log.md")),
+        "# Log\n- 22: second\n- 21: first\n- 23: third\n"
+    );
+
+    // When the change's own line was edited since, it is a conflict, and
+    // nothing is touched.
+    let added = vault
+        .append("log.md", "- 24: fourth", Position::Bottom, &me())
+        .unwrap()
+        .unwrap();
+    vault
+        .edit("log.md", "- 24: fourth", "- 24: fourth, corrected", &me())
+        .unwrap();
+    let before = disk(&dir, "log.md");
+    let err = vault.undo(added.id, &me(), false).unwrap_err();
+    assert!(err.to_string().contains("lines this change wrote"), "{err}");
+    assert_eq!(disk(&dir, "log.md"), before);
+}
