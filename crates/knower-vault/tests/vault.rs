@@ -836,7 +836,10 @@ fn undo_takes_back_only_the_changes_own_lines_like_git_revert() {
     // line goes, the newer ones stay.
     let undo = vault.undo(first.id, &me(), false).unwrap().unwrap();
     assert_eq!(undo.undoes, Some(first.id));
-    assert_eq!(body(&disk(&dir, "log.md")), "# Log\n- 22: second\n- 23: third\n");
+    assert_eq!(
+        body(&disk(&dir, "log.md")),
+        "# Log\n- 22: second\n- 23: third\n"
+    );
     // And the undo can itself be undone, putting the line back in place.
     vault.undo(undo.id, &me(), false).unwrap();
     assert_eq!(

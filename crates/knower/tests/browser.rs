@@ -262,7 +262,7 @@ fn a_note_sent_appears_in_the_tree_and_opens_rendered() {
         b.click(&link).await;
         b.until(
             "the file is rendered",
-            "document.querySelector('#file-body[data-path=\"projects/atlas/tasks.md\"]')?.innerText.includes('renew the Atlas TLS certificate')",
+            "document.querySelector('#file-body[data-path=\"projects/atlas/tasks.md\"]')?.innerText.includes('Renew the Atlas TLS certificate')",
         )
         .await;
         // Rendered, not shown raw: the frontmatter is apart, the text is markup.
