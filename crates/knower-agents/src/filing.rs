@@ -1,7 +1,7 @@
 //! Writing an update into a note as a block suited to its kind, with its
 //! attachments stored beside the note.
 
-use knower_vault::{Author, Position, VaultPath};
+use knower_vault::{Batch, Position, VaultPath};
 
 use crate::agents::Agents;
 use crate::changelog::today;
@@ -12,13 +12,14 @@ use crate::text::{one_line, slug};
 
 impl Agents {
     /// Writes an update into `destination` as a block suited to its kind;
-    /// attachments go to an `attachments/` folder beside the note.
+    /// attachments go to an `attachments/` folder beside the note. Part of
+    /// the update's one change (`batch`), so one undo takes it all back.
     pub(crate) fn file(
         &self,
+        batch: &mut Batch,
         destination: &str,
         kind: Kind,
         payload: &Payload,
-        author: &Author,
     ) -> Result<Vec<String>> {
         let day = today();
         let own_note = destination.ends_with('/');
@@ -41,8 +42,8 @@ impl Agents {
         let mut changed = vec![destination.clone()];
         let mut links = Vec::new();
         for attachment in &payload.attachments {
-            let path = self.free_path(&store, &attachment.name, &attachment.bytes);
-            self.vault.write_bytes(&path, &attachment.bytes, author)?;
+            let path = free_path(batch, &store, &attachment.name, &attachment.bytes)?;
+            batch.write_bytes(&path, &attachment.bytes)?;
             let relative = match &folder {
                 Some(folder) => path[folder.as_str().len() + 1..].to_string(),
                 None => path.clone(),
@@ -52,7 +53,7 @@ impl Agents {
         }
         let text = payload.text.trim();
         let links = links.join(" ");
-        let current = self.vault.read(&destination).ok();
+        let current = batch.read(&destination).ok().flatten();
         let new_note = current.is_none();
         if kind == Kind::Preference
             && destination == crate::recovery::PROFILE
@@ -60,10 +61,9 @@ impl Agents {
         {
             let entry = format!("- {} {links} _(noted {day})_", one_line(text));
             let entry = entry.replace("  ", " ");
-            self.vault.write(
+            batch.write(
                 &destination,
                 &into_section(profile, "## Preferences", &entry),
-                author,
             )?;
             return Ok(changed);
         }
@@ -106,28 +106,33 @@ impl Agents {
         } else {
             block
         };
-        self.vault.append(&destination, &block, position, author)?;
+        batch.append(&destination, &block, position)?;
         Ok(changed)
     }
+}
 
-    /// `folder/name`, or `folder/name-2.ext`… when another file already
-    /// holds that name: an attachment never replaces a different one.
-    pub(crate) fn free_path(&self, folder: &str, name: &str, bytes: &[u8]) -> String {
-        let (stem, ext) = match name.rsplit_once('.') {
-            Some((stem, ext)) if !stem.is_empty() => (stem, format!(".{ext}")),
-            _ => (name, String::new()),
-        };
-        let mut path = format!("{folder}/{name}");
-        let mut n = 2;
-        while let Ok(existing) = self.vault.read_bytes(&path) {
-            if existing == bytes {
-                break;
-            }
-            path = format!("{folder}/{stem}-{n}{ext}");
-            n += 1;
+/// `folder/name`, or `folder/name-2.ext`… when another file already holds
+/// that name: an attachment never replaces a different one.
+pub(crate) fn free_path(
+    batch: &mut Batch,
+    folder: &str,
+    name: &str,
+    bytes: &[u8],
+) -> knower_vault::Result<String> {
+    let (stem, ext) = match name.rsplit_once('.') {
+        Some((stem, ext)) if !stem.is_empty() => (stem, format!(".{ext}")),
+        _ => (name, String::new()),
+    };
+    let mut path = format!("{folder}/{name}");
+    let mut n = 2;
+    while let Some(existing) = batch.read_bytes(&path)? {
+        if existing == bytes {
+            break;
         }
-        path
+        path = format!("{folder}/{stem}-{n}{ext}");
+        n += 1;
     }
+    Ok(path)
 }
 
 /// The title of a note named by its place: `tasks.md` is "Tasks" (as the

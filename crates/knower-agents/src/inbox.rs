@@ -3,7 +3,7 @@
 //! the options considered, how to answer), `payload.md` (the text exactly
 //! as it arrived) and the attached files.
 
-use knower_vault::{Author, EntryKind, Vault, VaultPath, frontmatter};
+use knower_vault::{Batch, EntryKind, Vault, VaultPath, frontmatter};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
@@ -44,33 +44,27 @@ pub struct InboxItem {
 
 /// Files `payload` in a new inbox item and returns its id.
 pub fn create(
-    vault: &Vault,
-    author: &Author,
+    batch: &mut Batch,
     payload: &Payload,
     reasoning: &str,
     choices: &[Choice],
     engine: &str,
     day: &str,
 ) -> Result<String> {
-    let id = new_id(vault, day, &payload.headline(120))?;
+    let id = new_id(batch, day, &payload.headline(120))?;
     let folder = format!("{INBOX}/{id}");
     // The payload first: if anything below fails, nothing that arrived is lost.
-    vault.write(
+    batch.write(
         &format!("{folder}/{PAYLOAD}"),
         &format!("---\nkind: inbox-payload\n---\n{}", payload.text),
-        author,
     )?;
     let mut links = Vec::new();
     for attachment in &payload.attachments {
-        vault.write_bytes(
-            &format!("{folder}/{}", attachment.name),
-            &attachment.bytes,
-            author,
-        )?;
+        batch.write_bytes(&format!("{folder}/{}", attachment.name), &attachment.bytes)?;
         links.push(attachment.link(&attachment.name));
     }
     let review = render_review(&id, payload, &links, reasoning, choices, engine);
-    vault.write(&format!("{folder}/{REVIEW}"), &review, author)?;
+    batch.write(&format!("{folder}/{REVIEW}"), &review)?;
     Ok(id)
 }
 
@@ -124,7 +118,7 @@ fn render_review(
 }
 
 /// A folder name from the date and the first words, unique in the inbox.
-fn new_id(vault: &Vault, day: &str, headline: &str) -> Result<String> {
+fn new_id(batch: &mut Batch, day: &str, headline: &str) -> Result<String> {
     // Whole words, at most 40 characters: never `…-instea`.
     let mut slug = String::new();
     for word in crate::text::slug(headline)
@@ -145,10 +139,9 @@ fn new_id(vault: &Vault, day: &str, headline: &str) -> Result<String> {
     } else {
         format!("{day}-{slug}")
     };
-    let taken = |id: &str| vault.tree(&format!("{INBOX}/{id}"), Some(0)).is_ok();
     let mut id = base.clone();
     let mut n = 2;
-    while taken(&id) {
+    while batch.exists(&format!("{INBOX}/{id}"))? {
         id = format!("{base}-{n}");
         n += 1;
     }

@@ -553,3 +553,29 @@ fn inbox_items_have_short_codes_accepted_wherever_ids_are() {
     assert_eq!(agents.update(reply).unwrap().outcome, Outcome::Discarded);
     assert!(agents.inbox().unwrap().is_empty());
 }
+
+#[test]
+fn one_update_is_one_change_and_an_older_one_can_be_undone_alone() {
+    let fx = Fixture::new();
+    let agents = fx.offline();
+    let author = knower_vault::Author::new("test", "undo");
+    let first = agents
+        .update(Payload::text("Atlas: the tile cache was flushed"))
+        .unwrap();
+    let first_change = fx.vault.log().unwrap().pop().unwrap();
+    let paths: Vec<&str> = first_change.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(paths.len(), 2, "the note and the changelog line: {paths:?}");
+    assert!(paths.contains(&"changelog.md") && paths.contains(&first.changed[0].as_str()));
+    // A later update touches the same two files.
+    agents
+        .update(Payload::text("Atlas: the geocoder was restarted"))
+        .unwrap();
+    // Undoing the first takes back its own lines only.
+    fx.vault.undo(first_change.id, &author, false).unwrap();
+    let state = fx.read("projects/atlas/state.md");
+    let changelog = fx.read("changelog.md");
+    assert!(!state.contains("tile cache was flushed"), "{state}");
+    assert!(state.contains("geocoder was restarted"), "{state}");
+    assert!(!changelog.contains(&first.id), "{changelog}");
+    assert!(changelog.contains("geocoder was restarted"), "{changelog}");
+}

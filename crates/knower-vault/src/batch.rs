@@ -8,7 +8,8 @@ use crate::change::{Current, Tx};
 use crate::error::{Error, Result};
 use crate::manifest::EntryKind;
 use crate::path::VaultPath;
-use crate::vault::{Author, Vault, writable};
+use crate::text::Position;
+use crate::vault::{Author, Vault, append_in, writable, write_bytes_in, write_in};
 
 pub struct Batch<'t, 'v> {
     tx: &'t mut Tx<'v>,
@@ -66,20 +67,35 @@ impl Batch<'_, '_> {
     /// Creates or replaces a note, keeping its frontmatter stamped as
     /// [`Vault::write`] does.
     pub fn write(&mut self, path: &str, content: &str) -> Result<()> {
-        let p = writable(path)?;
-        let previous = match self.tx.read(&p)? {
-            Current::Folder => {
-                return Err(Error::IsAFolder {
-                    path: p.to_string(),
-                });
-            }
-            Current::File(bytes) => Some(bytes),
-            Current::Absent => None,
-        };
-        if let Some(bytes) = self.tx.prepare(&p, content, previous.as_deref())? {
-            self.tx.put(&p, bytes)?;
+        write_in(self.tx, &writable(path)?, content)
+    }
+
+    /// Creates or replaces a file with raw bytes, as [`Vault::write_bytes`].
+    pub fn write_bytes(&mut self, path: &str, bytes: &[u8]) -> Result<()> {
+        write_bytes_in(self.tx, &writable(path)?, bytes)
+    }
+
+    /// Adds a block at the top or bottom of a file, as [`Vault::append`].
+    pub fn append(&mut self, path: &str, content: &str, position: Position) -> Result<()> {
+        append_in(self.tx, &writable(path)?, content, position)
+    }
+
+    /// The bytes of the file at `path`, or `None` when there is none.
+    pub fn read_bytes(&mut self, path: &str) -> Result<Option<Vec<u8>>> {
+        let p = VaultPath::parse(path)?;
+        match self.tx.read(&p)? {
+            Current::Absent => Ok(None),
+            Current::Folder => Err(Error::IsAFolder {
+                path: p.to_string(),
+            }),
+            Current::File(bytes) => Ok(Some(bytes)),
         }
-        Ok(())
+    }
+
+    /// Whether anything (a file or a folder) is at `path`.
+    pub fn exists(&mut self, path: &str) -> Result<bool> {
+        let p = VaultPath::parse(path)?;
+        Ok(!matches!(self.tx.read(&p)?, Current::Absent))
     }
 
     /// Deletes a file (or a folder and everything in it).

@@ -363,22 +363,8 @@ impl Vault {
         author: &Author,
     ) -> Result<Option<ChangeRecord>> {
         let p = writable(path)?;
-        self.change(author, None, |tx| {
-            let previous = match tx.read(&p)? {
-                Current::Folder => {
-                    return Err(Error::IsAFolder {
-                        path: p.to_string(),
-                    });
-                }
-                Current::File(bytes) => Some(bytes),
-                Current::Absent => None,
-            };
-            if let Some(bytes) = tx.prepare(&p, content, previous.as_deref())? {
-                tx.put(&p, bytes)?;
-            }
-            Ok(())
-        })
-        .map(|(_, record)| record)
+        self.change(author, None, |tx| write_in(tx, &p, content))
+            .map(|(_, record)| record)
     }
 
     /// Creates or replaces a file with raw bytes (an image, an attached
@@ -391,24 +377,8 @@ impl Vault {
         author: &Author,
     ) -> Result<Option<ChangeRecord>> {
         let p = writable(path)?;
-        if p.is_markdown() {
-            let text = std::str::from_utf8(bytes)
-                .map_err(|_| Error::Refused(format!("{p} is markdown but not UTF-8 text")))?;
-            return self.write(path, text, author);
-        }
-        self.change(author, None, |tx| {
-            match tx.read(&p)? {
-                Current::Folder => {
-                    return Err(Error::IsAFolder {
-                        path: p.to_string(),
-                    });
-                }
-                Current::File(previous) if previous == bytes => return Ok(()),
-                _ => {}
-            }
-            tx.put(&p, bytes.to_vec())
-        })
-        .map(|(_, record)| record)
+        self.change(author, None, |tx| write_bytes_in(tx, &p, bytes))
+            .map(|(_, record)| record)
     }
 
     /// Replaces `old` with `new` where `old` occurs exactly once in the
@@ -467,21 +437,8 @@ impl Vault {
         author: &Author,
     ) -> Result<Option<ChangeRecord>> {
         let p = writable(path)?;
-        self.change(author, None, |tx| {
-            let (bytes, text) = match tx.read(&p)? {
-                Current::Absent => (None, String::new()),
-                _ => {
-                    let (bytes, text) = existing_text(tx, &p)?;
-                    (Some(bytes), text)
-                }
-            };
-            let appended = text::append(&text, content, position, p.is_markdown());
-            if let Some(out) = tx.prepare(&p, &appended, bytes.as_deref())? {
-                tx.put(&p, out)?;
-            }
-            Ok(())
-        })
-        .map(|(_, record)| record)
+        self.change(author, None, |tx| append_in(tx, &p, content, position))
+            .map(|(_, record)| record)
     }
 
     /// Appends `line` (and a line break) to the append-only log at `path`
@@ -774,6 +731,63 @@ fn appendable(path: &str) -> Result<VaultPath> {
 }
 
 /// The bytes and text of an existing text file.
+/// [`Vault::write`] within a change (also a [`crate::Batch`]'s).
+pub(crate) fn write_in(tx: &mut Tx, p: &VaultPath, content: &str) -> Result<()> {
+    let previous = match tx.read(p)? {
+        Current::Folder => {
+            return Err(Error::IsAFolder {
+                path: p.to_string(),
+            });
+        }
+        Current::File(bytes) => Some(bytes),
+        Current::Absent => None,
+    };
+    if let Some(bytes) = tx.prepare(p, content, previous.as_deref())? {
+        tx.put(p, bytes)?;
+    }
+    Ok(())
+}
+
+/// [`Vault::write_bytes`] within a change.
+pub(crate) fn write_bytes_in(tx: &mut Tx, p: &VaultPath, bytes: &[u8]) -> Result<()> {
+    if p.is_markdown() {
+        let text = std::str::from_utf8(bytes)
+            .map_err(|_| Error::Refused(format!("{p} is markdown but not UTF-8 text")))?;
+        return write_in(tx, p, text);
+    }
+    match tx.read(p)? {
+        Current::Folder => {
+            return Err(Error::IsAFolder {
+                path: p.to_string(),
+            });
+        }
+        Current::File(previous) if previous == bytes => return Ok(()),
+        _ => {}
+    }
+    tx.put(p, bytes.to_vec())
+}
+
+/// [`Vault::append`] within a change.
+pub(crate) fn append_in(
+    tx: &mut Tx,
+    p: &VaultPath,
+    content: &str,
+    position: Position,
+) -> Result<()> {
+    let (bytes, text) = match tx.read(p)? {
+        Current::Absent => (None, String::new()),
+        _ => {
+            let (bytes, text) = existing_text(tx, p)?;
+            (Some(bytes), text)
+        }
+    };
+    let appended = text::append(&text, content, position, p.is_markdown());
+    if let Some(out) = tx.prepare(p, &appended, bytes.as_deref())? {
+        tx.put(p, out)?;
+    }
+    Ok(())
+}
+
 fn existing_text(tx: &mut Tx, p: &VaultPath) -> Result<(Vec<u8>, String)> {
     match tx.read(p)? {
         Current::Absent => Err(Error::NotFound {

@@ -11,6 +11,7 @@ use serde::Deserialize;
 use crate::agents::Agents;
 use crate::changelog::{now, today};
 use crate::error::Result;
+use crate::filing::free_path;
 use crate::inbox::{self, Choice, INBOX, InboxItem};
 use crate::llm::run::{self, Bounds, Stop};
 use crate::payload::{Attachment, Payload};
@@ -45,13 +46,16 @@ impl Agents {
         if let Some(item) = &item {
             original = item.payload(&self.vault)?;
         }
-        let mut stored = Vec::new();
-        for attachment in &original.attachments {
-            let name = format!("{}-{}", today(), attachment.name);
-            let path = self.free_path("bucket/attachments", &name, &attachment.bytes);
-            self.vault.write_bytes(&path, &attachment.bytes, &author)?;
-            stored.push((path, attachment));
-        }
+        let (stored, _) = self.vault.batch(&author, |batch| {
+            let mut stored = Vec::new();
+            for attachment in &original.attachments {
+                let name = format!("{}-{}", today(), attachment.name);
+                let path = free_path(batch, "bucket/attachments", &name, &attachment.bytes)?;
+                batch.write_bytes(&path, &attachment.bytes)?;
+                stored.push((path, attachment));
+            }
+            Ok(stored)
+        })?;
         let mut message = format!("Update {id}, received {}.\n\n", now());
         if let Some(item) = &item {
             message.push_str(&format!(
@@ -188,7 +192,10 @@ impl Agents {
             }
         }
         let author = author_of("agent", id, &report.summary);
-        self.log_to_changelog(&report, &author)?;
+        let (logged, _) = self
+            .vault
+            .batch(&author, |batch| Ok(self.log_to_changelog(batch, &report)))?;
+        logged?;
         Ok(report)
     }
 
@@ -221,15 +228,17 @@ impl Agents {
                 item.id
             }
             None => {
-                let id = inbox::create(
-                    &self.vault,
-                    &author,
-                    original,
-                    reasoning,
-                    choices,
-                    &report.engine,
-                    &today(),
-                )?;
+                let (created, _) = self.vault.batch(&author, |batch| {
+                    Ok(inbox::create(
+                        batch,
+                        original,
+                        reasoning,
+                        choices,
+                        &report.engine,
+                        &today(),
+                    ))
+                })?;
+                let id = created?;
                 report.changed.push(format!("{INBOX}/{id}"));
                 id
             }

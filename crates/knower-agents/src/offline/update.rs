@@ -6,7 +6,9 @@ use crate::agents::{Agents, OFFLINE};
 use crate::changelog::today;
 use crate::error::{Error, Result};
 use crate::inbox::{self, INBOX, InboxItem};
-use crate::offline::{self, Answered};
+use knower_vault::Batch;
+
+use crate::offline::{self, Answered, Decision};
 use crate::payload::Payload;
 use crate::recovery::author_of;
 use crate::report::{Outcome, UpdateReport};
@@ -18,9 +20,24 @@ impl Agents {
         report.confidence = Some(decision.confidence);
         report.reasoning = Some(decision.reasoning.clone());
         let author = author_of("agent:offline", id, &decision.reasoning);
+        // One change for the whole update (the note or the inbox item, the
+        // attachments, the changelog line), so one undo takes it back.
+        let (filed, _) = self.vault.batch(&author, |batch| {
+            Ok(self.offline_file(batch, report, &decision, payload))
+        })?;
+        filed
+    }
+
+    fn offline_file(
+        &self,
+        batch: &mut Batch,
+        mut report: UpdateReport,
+        decision: &Decision,
+        payload: &Payload,
+    ) -> Result<UpdateReport> {
         match &decision.destination {
             Some(destination) => {
-                report.changed = self.file(destination, decision.kind, payload, &author)?;
+                report.changed = self.file(batch, destination, decision.kind, payload)?;
                 report.summary = format!(
                     "filed “{}” in {} ({OFFLINE}, confidence {:.2})",
                     payload.headline(60),
@@ -34,8 +51,7 @@ impl Agents {
             }
             None => {
                 let inbox_id = inbox::create(
-                    &self.vault,
-                    &author,
+                    batch,
                     payload,
                     &decision.reasoning,
                     &decision.choices,
@@ -51,7 +67,7 @@ impl Agents {
                 report.inbox_id = Some(inbox_id);
             }
         }
-        self.log_to_changelog(&report, &author)?;
+        self.log_to_changelog(batch, &report)?;
         Ok(report)
     }
 
@@ -82,15 +98,35 @@ impl Agents {
                 payload.headline(60)
             ),
         );
-        let mut report = self.report(id, Outcome::Resolved);
+        let original = match &answered {
+            Answered::File(_) => Some(item.payload(&self.vault)?),
+            Answered::Discard => None,
+        };
+        let report = self.report(id, Outcome::Resolved);
+        let (resolved, _) = self.vault.batch(&author, |batch| {
+            Ok(self.settle(batch, report, item, answered, original, kind))
+        })?;
+        resolved
+    }
+
+    /// Files (or drops) an answered inbox item and removes it, as one change.
+    fn settle(
+        &self,
+        batch: &mut Batch,
+        mut report: UpdateReport,
+        item: InboxItem,
+        answered: Answered,
+        original: Option<Payload>,
+        kind: offline::Kind,
+    ) -> Result<UpdateReport> {
         match answered {
             Answered::Discard => {
                 report.outcome = Outcome::Discarded;
                 report.summary = format!("dropped inbox item {} at your word", item.id);
             }
             Answered::File(destination) => {
-                let original = item.payload(&self.vault)?;
-                report.changed = self.file(&destination, kind, &original, &author)?;
+                let original = original.expect("read for a destination");
+                report.changed = self.file(batch, &destination, kind, &original)?;
                 report.summary = format!(
                     "filed inbox item {} in {} as you answered",
                     item.id,
@@ -102,10 +138,10 @@ impl Agents {
                 );
             }
         }
-        self.vault.delete(&item.folder, &author)?;
+        batch.delete(&item.folder)?;
         report.changed.push(item.folder.clone());
         report.inbox_id = Some(item.id);
-        self.log_to_changelog(&report, &author)?;
+        self.log_to_changelog(batch, &report)?;
         Ok(report)
     }
 }
