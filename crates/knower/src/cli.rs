@@ -26,6 +26,69 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Send information to the vault: the update agent decides where it belongs.
+    ///
+    /// With no LLM configured (KNOWER_LLM or [llm] in knower.toml), the
+    /// offline engine files it by project names and search scores, and puts
+    /// it in the inbox when unsure.
+    Update {
+        /// The information; read from standard input when absent or `-`.
+        text: Option<String>,
+        /// Attach a file (repeatable); images are shown to the model. Stored in the vault.
+        #[arg(long = "file", value_name = "PATH")]
+        files: Vec<PathBuf>,
+        /// Answer this inbox item with TEXT (as `knower inbox reply` does).
+        #[arg(long, value_name = "ID")]
+        inbox_ref: Option<String>,
+        /// With a server running: print the update's id once it is queued, without waiting.
+        #[arg(long)]
+        no_wait: bool,
+    },
+    /// Ask a question: the search agent answers from the vault, citing `path:line`.
+    Ask {
+        #[arg(required = true, num_args = 1.., value_name = "QUESTION")]
+        question: Vec<String>,
+        /// How the offline engine searches (an LLM chooses for itself).
+        #[arg(long, value_enum, default_value_t = ModeArg::Fast)]
+        mode: ModeArg,
+        /// project:NAME or a folder (or file) of the vault.
+        #[arg(long)]
+        scope: Option<String>,
+    },
+    /// Search the notes; prints ranked passages as `path:line`.
+    ///
+    /// The query takes words, "exact phrases", prefix*, +required and
+    /// -excluded words, and project:NAME or path:PREFIX to search one part of
+    /// the vault. Quote the whole query for your shell when it has quotes.
+    Search {
+        #[arg(required = true, num_args = 1.., value_name = "QUERY")]
+        query: Vec<String>,
+        /// fast: keywords (BM25); deep: keywords and meaning, fused; vector: meaning only.
+        #[arg(long, value_enum, default_value_t = ModeArg::Fast)]
+        mode: ModeArg,
+        /// project:NAME or a folder (or file) of the vault.
+        #[arg(long)]
+        scope: Option<String>,
+        /// How many passages to show.
+        #[arg(short = 'n', long = "limit", default_value_t = 10)]
+        limit: usize,
+        /// Show how each passage was ranked (each list's rank and the fused score).
+        #[arg(long)]
+        explain: bool,
+    },
+    /// List the items waiting for your answer, show one, or answer it.
+    Inbox {
+        #[command(subcommand)]
+        action: Option<InboxAction>,
+    },
+    /// Run the server in the foreground: HTTP API, live events, the update queue and the watcher.
+    ///
+    /// Creates the vault first if it does not exist. Ctrl-C stops it; an
+    /// update still queued runs at the next start.
+    Serve {
+        #[command(flatten)]
+        listen: Listen,
+    },
     /// Create a vault (never overwrites existing files; existing notes are adopted).
     Init {
         /// Where to create it (default: the vault location).
@@ -35,14 +98,6 @@ pub enum Command {
     ///
     /// Creates the vault first if it does not exist. Runs until interrupted.
     Watch,
-    /// Run the server in the foreground: HTTP API, live events, the update queue and the watcher.
-    ///
-    /// Creates the vault first if it does not exist. Ctrl-C stops it; an
-    /// update still queued runs at the next start.
-    Serve {
-        #[command(flatten)]
-        listen: Listen,
-    },
     /// Serve Knower over MCP on stdin/stdout, for an AI client to start
     /// (Claude Desktop, an IDE…): the agents, the vault's tools and a
     /// knowledge-graph memory. Creates the vault if it does not exist.
@@ -142,63 +197,8 @@ pub enum Command {
     },
     /// Show the vault, its size, the search index, and anything pending or wrong.
     Status,
-    /// Search the notes; prints ranked passages as `path:line`.
-    ///
-    /// The query takes words, "exact phrases", prefix*, +required and
-    /// -excluded words, and project:NAME or path:PREFIX to search one part of
-    /// the vault. Quote the whole query for your shell when it has quotes.
-    Search {
-        #[arg(required = true, num_args = 1.., value_name = "QUERY")]
-        query: Vec<String>,
-        /// fast: keywords (BM25); deep: keywords and meaning, fused; vector: meaning only.
-        #[arg(long, value_enum, default_value_t = ModeArg::Fast)]
-        mode: ModeArg,
-        /// project:NAME or a folder (or file) of the vault.
-        #[arg(long)]
-        scope: Option<String>,
-        /// How many passages to show.
-        #[arg(short = 'n', long = "limit", default_value_t = 10)]
-        limit: usize,
-        /// Show how each passage was ranked (each list's rank and the fused score).
-        #[arg(long)]
-        explain: bool,
-    },
     /// Rebuild the search index from the notes (unchanged passages keep their vectors).
     Reindex,
-    /// Send information to the vault: the update agent decides where it belongs.
-    ///
-    /// With no LLM configured (KNOWER_LLM or [llm] in knower.toml), the
-    /// offline engine files it by project names and search scores, and puts
-    /// it in the inbox when unsure.
-    Update {
-        /// The information; read from standard input when absent or `-`.
-        text: Option<String>,
-        /// Attach a file (repeatable); images are shown to the model. Stored in the vault.
-        #[arg(long = "file", value_name = "PATH")]
-        files: Vec<PathBuf>,
-        /// Answer this inbox item with TEXT (as `knower inbox reply` does).
-        #[arg(long, value_name = "ID")]
-        inbox_ref: Option<String>,
-        /// With a server running: print the update's id once it is queued, without waiting.
-        #[arg(long)]
-        no_wait: bool,
-    },
-    /// Ask a question: the search agent answers from the vault, citing `path:line`.
-    Ask {
-        #[arg(required = true, num_args = 1.., value_name = "QUESTION")]
-        question: Vec<String>,
-        /// How the offline engine searches (an LLM chooses for itself).
-        #[arg(long, value_enum, default_value_t = ModeArg::Fast)]
-        mode: ModeArg,
-        /// project:NAME or a folder (or file) of the vault.
-        #[arg(long)]
-        scope: Option<String>,
-    },
-    /// List the items waiting for your answer, show one, or answer it.
-    Inbox {
-        #[command(subcommand)]
-        action: Option<InboxAction>,
-    },
     /// Talk with Knower: a chat that remembers by conclusions, not token limits.
     ///
     /// Each exchange may open or resolve an effort, or record a fact or an

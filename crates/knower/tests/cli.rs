@@ -582,3 +582,21 @@ fn status_lists_links_and_special_files_among_what_is_left_untouched() {
     assert!(text.contains("3 left untouched"), "{text}");
     assert!(text.contains("away: a link to"), "{text}");
 }
+
+#[test]
+fn help_lists_the_commands_people_use_most_first() {
+    let out = Command::new(env!("CARGO_BIN_EXE_knower"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    let commands: Vec<&str> = help
+        .split("Commands:")
+        .nth(1)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.strip_prefix("  ")?.split_whitespace().next())
+        .take(5)
+        .collect();
+    assert_eq!(commands, ["update", "ask", "search", "inbox", "serve"], "{help}");
+}
