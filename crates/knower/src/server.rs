@@ -57,11 +57,47 @@ pub fn serve(ctx: &Context, addr: SocketAddr) -> Outcome {
                 println!("The web UI needs the token once: open {url}/?token=<your KNOWER_TOKEN>");
             }
         }
+        if !json {
+            tokio::spawn(log_updates(server.app().service.events().subscribe(None)));
+        }
         server
             .run(shutdown_signal())
             .await
             .map_err(|e| failure(format!("the server failed: {e}"), None))
     })
+}
+
+/// One line per finished update, as a web server logs its requests:
+/// time, id, outcome, and what became of it.
+async fn log_updates(mut events: knower_service::events::Subscription) {
+    loop {
+        let event = match events.live.recv().await {
+            Ok(event) => event,
+            Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+            Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+        };
+        if event.name != "update_status" {
+            continue;
+        }
+        let Ok(update) = serde_json::from_str::<serde_json::Value>(&event.data) else {
+            continue;
+        };
+        let text = |key: &str| update[key].as_str().unwrap_or("").to_string();
+        let state = text("state");
+        if state != "done" && state != "failed" {
+            continue;
+        }
+        let outcome = match text("outcome") {
+            o if o.is_empty() => state.clone(),
+            o => o,
+        };
+        let what = match text("summary") {
+            s if s.is_empty() => text("error"),
+            s => s,
+        };
+        let time = jiff::Zoned::now().strftime("%Y-%m-%d %H:%M:%S");
+        println!("{time} {} {outcome}: {what}", text("id"));
+    }
 }
 
 /// Ctrl-C, or SIGTERM from `knower stop`.

@@ -61,6 +61,15 @@ fn start_status_update_through_the_server_and_stop() {
             .contains("Buy a new watering can")
     );
 
+    // The server's output (its log when started in the background) has one
+    // line per update, as a web server logs its requests.
+    let log = std::fs::read_to_string(knower_service::log_path(v).unwrap()).unwrap();
+    let line = log
+        .lines()
+        .find(|l| l.contains(id))
+        .unwrap_or_else(|| panic!("no line for {id} in {log}"));
+    assert!(line.contains(" filed: filed “Buy a new watering can”"), "{line}");
+
     let out = ok(v, &["stop"]);
     assert!(out.contains("stopped"), "{out}");
     let status: Value = serde_json::from_str(&ok(v, &["--json", "status"])).unwrap();
