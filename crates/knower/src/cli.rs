@@ -115,6 +115,11 @@ pub enum Command {
     },
     /// Stop the background server (the running update is finished or resumed at the next start).
     Stop,
+    /// Open the web UI in the browser, starting the server in the background if none runs.
+    Visualize {
+        #[command(flatten)]
+        listen: Listen,
+    },
     /// Print the vault's folder, and open it in the desktop's file manager when there is one.
     Vault,
     /// List the updates sent to the server and their states, show one, or retry a failed one.

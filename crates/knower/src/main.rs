@@ -101,6 +101,7 @@ fn run(cli: Cli) -> Outcome {
         Command::Serve { listen } => server::serve(&ctx, listen.addr),
         Command::Start { listen } => server::start(&ctx, listen.addr),
         Command::Stop => server::stop(&ctx),
+        Command::Visualize { listen } => server::visualize(&ctx, listen.addr),
         Command::Vault => server::show_vault(&ctx),
         Command::Mcp => mcp::serve(&ctx),
         Command::Graph { action } => mcp::graph(&ctx, action),

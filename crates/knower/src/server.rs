@@ -128,7 +128,25 @@ fn already_running(info: &RunInfo) -> Failure {
 }
 
 pub fn start(ctx: &Context, addr: SocketAddr) -> Outcome {
-    let json = ctx.json;
+    let (info, root, log_path) = start_quietly(ctx, addr)?;
+    if ctx.json {
+        return print_json(&info);
+    }
+    println!(
+        "Knower is serving {} at {} (pid {}); log: {}",
+        root.display(),
+        info.url,
+        info.pid,
+        log_path.display()
+    );
+    Ok(())
+}
+
+/// Starts the server in the background and waits until it answers.
+fn start_quietly(
+    ctx: &Context,
+    addr: SocketAddr,
+) -> Result<(RunInfo, std::path::PathBuf, std::path::PathBuf), Failure> {
     let vault = ctx.vault_or_new("knower start")?;
     let root = vault.root();
     if let Some(info) = knower_service::running(root) {
@@ -166,17 +184,7 @@ pub fn start(ctx: &Context, addr: SocketAddr) -> Outcome {
             && info.pid == child.id()
             && block_on(Client::new(info.clone()).health()).is_ok()
         {
-            if json {
-                return print_json(&info);
-            }
-            println!(
-                "Knower is serving {} at {} (pid {}); log: {}",
-                root.display(),
-                info.url,
-                info.pid,
-                log_path.display()
-            );
-            return Ok(());
+            return Ok((info, root.to_path_buf(), log_path));
         }
         if let Ok(Some(status)) = child.try_wait() {
             return Err(failure(
@@ -252,21 +260,72 @@ pub fn show_vault(ctx: &Context) -> Outcome {
         return print_json(&serde_json::json!({"vault": root}));
     }
     println!("{}", root.display());
+    if std::io::stdout().is_terminal() {
+        open_on_desktop(root.as_os_str(), false);
+    }
+    Ok(())
+}
+
+/// Opens a folder or an address with the desktop's opener (`open` on
+/// macOS, `xdg-open` elsewhere) when a desktop is there; an address goes to
+/// `$BROWSER` when that is set, as other command-line tools do. Returns
+/// whether something was asked to open it.
+fn open_on_desktop(target: &std::ffi::OsStr, address: bool) -> bool {
+    let browser = std::env::var_os("BROWSER").filter(|b| address && !b.is_empty());
     let desktop = cfg!(target_os = "macos")
         || std::env::var_os("DISPLAY").is_some()
         || std::env::var_os("WAYLAND_DISPLAY").is_some();
-    if desktop && std::io::stdout().is_terminal() {
-        let opener = if cfg!(target_os = "macos") {
-            "open"
-        } else {
-            "xdg-open"
-        };
-        let _ = Command::new(opener)
-            .arg(root)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn();
+    let opener = match browser {
+        Some(browser) => browser,
+        None if !desktop => return false,
+        None if cfg!(target_os = "macos") => "open".into(),
+        None => "xdg-open".into(),
+    };
+    Command::new(opener)
+        .arg(target)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .is_ok()
+}
+
+/// `knower visualize` (seed 003): the web UI in the browser, with the
+/// server started in the background first when none runs on the vault.
+pub fn visualize(ctx: &Context, addr: SocketAddr) -> Outcome {
+    let vault = ctx.vault_or_new("knower visualize")?;
+    let root = vault.root().to_path_buf();
+    drop(vault);
+    let started = match knower_service::running(&root) {
+        Some(_) => false,
+        None => {
+            let quiet = Context::new(Some(root.clone()), true);
+            start_quietly(&quiet, addr)?;
+            true
+        }
+    };
+    let info = knower_service::running(&root)
+        .ok_or_else(|| failure("the server is not running", Some("see `knower status`")))?;
+    let url = match knower_service::token() {
+        Some(_) => format!("{}/?token=<your KNOWER_TOKEN>", info.url),
+        None => format!("{}/", info.url),
+    };
+    let opened = knower_service::token().is_none() && open_on_desktop(url.as_ref(), true);
+    if ctx.json {
+        return print_json(
+            &serde_json::json!({"url": info.url, "started": started, "opened": opened}),
+        );
+    }
+    if started {
+        println!(
+            "started the server at {} (pid {}); `knower stop` stops it",
+            info.url, info.pid
+        );
+    }
+    if opened {
+        println!("opened {url}");
+    } else {
+        println!("open {url} in your browser");
     }
     Ok(())
 }

@@ -598,5 +598,9 @@ fn help_lists_the_commands_people_use_most_first() {
         .filter_map(|l| l.strip_prefix("  ")?.split_whitespace().next())
         .take(5)
         .collect();
-    assert_eq!(commands, ["update", "ask", "search", "inbox", "serve"], "{help}");
+    assert_eq!(
+        commands,
+        ["update", "ask", "search", "inbox", "serve"],
+        "{help}"
+    );
 }

@@ -68,7 +68,10 @@ fn start_status_update_through_the_server_and_stop() {
         .lines()
         .find(|l| l.contains(id))
         .unwrap_or_else(|| panic!("no line for {id} in {log}"));
-    assert!(line.contains(" filed: filed “Buy a new watering can”"), "{line}");
+    assert!(
+        line.contains(" filed: filed “Buy a new watering can”"),
+        "{line}"
+    );
 
     let out = ok(v, &["stop"]);
     assert!(out.contains("stopped"), "{out}");
@@ -193,4 +196,69 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
         }
     }
     out
+}
+
+#[test]
+fn visualize_starts_the_server_if_needed_and_opens_the_ui() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = dir.path().join("vault");
+    let opened = dir.path().join("opened.txt");
+    // A browser that notes the address it was asked to open.
+    let browser = dir.path().join("browser.sh");
+    std::fs::write(
+        &browser,
+        format!("#!/bin/sh\necho \"$1\" >> {}\n", opened.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        &browser,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = format!("127.0.0.1:{port}");
+    let visualize = || {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_knower"))
+            .arg("--vault")
+            .arg(&v)
+            .args(["--json", "visualize", "--addr", &addr])
+            .env("BROWSER", &browser)
+            .env_remove("KNOWER_TOKEN")
+            .env_remove("KNOWER_LLM")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    let first = visualize();
+    assert_eq!(first["started"], true, "{first}");
+    assert_eq!(first["opened"], true, "{first}");
+    assert!(get(&format!("http://{addr}/health")).is_object());
+    let second = visualize();
+    assert_eq!(
+        second["started"], false,
+        "the running server is used: {second}"
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let seen = loop {
+        let seen = std::fs::read_to_string(&opened).unwrap_or_default();
+        if seen.lines().count() >= 2 || std::time::Instant::now() > deadline {
+            break seen;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let url = format!("http://{addr}/");
+    assert_eq!(
+        seen.lines().collect::<Vec<_>>(),
+        [url.as_str(), url.as_str()]
+    );
+    ok(&v, &["stop"]);
 }
