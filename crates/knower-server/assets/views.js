@@ -277,7 +277,7 @@ function activityCard(app, card) {
     );
   }
   const state = card.error && !card.state ? 'failed' : card.state ?? 'sending';
-  const inInbox = state === 'done' && card.inbox_id;
+  const inInbox = state === 'done' && waitsInInbox(card);
   const label = inInbox ? 'in the inbox' : state;
   const step = STEPS.indexOf(state);
   return h(
@@ -293,9 +293,7 @@ function activityCard(app, card) {
     card.files?.length ? h('ul', { class: 'files' }, card.files.map((name) => h('li', {}, name))) : null,
     h('div', { class: 'steps', 'data-state': state, 'aria-hidden': 'true' }, STEPS.map((_, i) => h('span', { class: step >= i || state === 'failed' ? 'on' : false }))),
     card.summary ? h('p', {}, card.summary) : null,
-    card.changed_files?.length
-      ? h('ul', { class: 'files', 'aria-label': 'Changed files' }, card.changed_files.map((path) => h('li', {}, h('a', { href: fileHref(path) }, path))))
-      : null,
+    changedFiles(card),
     inInbox ? h('div', { class: 'card-actions' }, h('a', { class: 'button', href: `#/inbox/${encodeURIComponent(card.inbox_id)}` }, 'Open in the inbox')) : null,
     state === 'failed'
       ? [
@@ -413,14 +411,14 @@ export function updatesView(app) {
         return;
       }
       fill(app.view, h('ul', { class: 'cards', id: 'updates' }, updates.map((update) => {
-        const inInbox = update.state === 'done' && update.inbox_id;
+        const inInbox = update.state === 'done' && waitsInInbox(update);
         return h('li', { class: 'card', 'data-id': update.id, 'data-state': update.state },
           h('div', { class: 'card-head' },
             h('span', { class: 'grow' }, h('code', {}, update.id), ' · ', when(update.accepted_at), update.attempt > 1 ? ` · attempt ${update.attempt}` : null),
             h('span', { class: 'pill', 'data-state': inInbox ? 'inbox' : update.state }, update.state === 'running' ? h('span', { class: 'spinner' }) : null, inInbox ? 'in the inbox' : update.state)),
           h('div', { class: 'card-text' }, update.headline),
           update.summary ? h('p', { class: 'muted' }, update.summary) : null,
-          update.changed_files?.length ? h('ul', { class: 'files' }, update.changed_files.map((path) => h('li', {}, h('a', { href: fileHref(path) }, path)))) : null,
+          changedFiles(update),
           inInbox ? h('a', { href: `#/inbox/${encodeURIComponent(update.inbox_id)}` }, 'Open in the inbox') : null,
           update.error ? h('p', { class: 'error-text' }, update.error) : null,
           update.state === 'failed' ? h('div', { class: 'card-actions' }, retryButton(app, update.id)) : null);
@@ -505,4 +503,28 @@ export function journalView(app) {
     },
   };
   return view;
+}
+
+// An update waits in the inbox when that was its outcome; one that answered
+// an inbox item also names the item (`inbox_id`) but is settled. Records
+// from before outcomes were kept have only the id.
+function waitsInInbox(update) {
+  return Boolean(update.inbox_id) && (update.outcome === 'inbox' || update.outcome == null);
+}
+
+// The notes an update changed, each opening the note. Its inbox item is
+// linked to the inbox while it waits, and named without a link once settled
+// (the folder is gone); other folders are named, not opened as files.
+function changedFiles(update) {
+  if (!update.changed_files?.length) return null;
+  const item = update.inbox_id ? `inbox/${update.inbox_id}` : null;
+  return h('ul', { class: 'files', 'aria-label': 'Changed files' }, update.changed_files.map((path) => {
+    if (path === item) {
+      return h('li', {}, waitsInInbox(update)
+        ? h('a', { href: `#/inbox/${encodeURIComponent(update.inbox_id)}` }, `${path}/ (in the inbox)`)
+        : h('span', { class: 'muted' }, `${path}/ (answered)`));
+    }
+    const folder = !path.split('/').pop().includes('.');
+    return h('li', {}, folder ? h('span', { class: 'muted' }, `${path}/`) : h('a', { href: fileHref(path) }, path));
+  }));
 }

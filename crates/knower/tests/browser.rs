@@ -491,6 +491,32 @@ fn an_ambiguous_note_waits_in_the_inbox_and_a_reply_files_it() {
         )
         .await;
         b.screenshot("3-inbox-resolved").await;
+        // The reply settled the item: no card says it is still in the inbox,
+        // and the answered item is named, not linked as a file.
+        b.goto(&format!("{}/#/activity", server.url)).await;
+        b.until(
+            "the reply's card is done",
+            "[...document.querySelectorAll('.update-card[data-state=\"done\"]')].some(c => c.innerText.includes('You replied'))",
+        )
+        .await;
+        let reply_card = "[...document.querySelectorAll('.update-card[data-state=\"done\"]')].find(c => c.innerText.includes('You replied'))";
+        assert_eq!(
+            b.eval(&format!("{reply_card}.innerText.includes('in the inbox') || !!{reply_card}.querySelector('a[href*=\"inbox\"]')")).await,
+            json!(false)
+        );
+        let text = b.eval(&format!("{reply_card}.innerText")).await;
+        assert!(text.as_str().unwrap().contains("(answered)"), "{text}");
+        b.goto(&format!("{}/#/updates", server.url)).await;
+        b.until(
+            "the updates are listed",
+            "document.querySelector('#updates')",
+        )
+        .await;
+        assert_eq!(
+            b.eval("[...document.querySelectorAll('#updates .pill')].filter(p => p.innerText.includes('in the inbox')).length").await,
+            json!(1),
+            "only the first update, whose outcome was the inbox, says so"
+        );
         let landed = std::fs::read_to_string(vault.join("projects/garden/state.md")).unwrap();
         assert!(landed.contains("which one first this weekend?"), "{landed}");
         assert!(
