@@ -142,7 +142,17 @@ impl Running {
             "GET /sse HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n{extra}\r\n"
         )
         .unwrap();
-        BufReader::new(stream)
+        // Once the response's headers are here, the stream is subscribed:
+        // an update sent from now on is announced on it.
+        let mut reader = BufReader::new(stream);
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        assert!(line.starts_with("HTTP/1.1 200"), "{line}");
+        while line.trim_end() != "" {
+            line.clear();
+            reader.read_line(&mut line).unwrap();
+        }
+        reader
     }
 }
 
