@@ -13,6 +13,17 @@ fn ok(vault: &Path, args: &[&str]) -> String {
     support::knower(vault, args, "")
 }
 
+/// A loopback address with a free port, for a server started in the
+/// background.
+fn free_addr() -> String {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    format!("127.0.0.1:{port}")
+}
+
 fn runtime() -> tokio::runtime::Runtime {
     knower_llm::install_tls_provider();
     tokio::runtime::Builder::new_multi_thread()
@@ -31,13 +42,7 @@ fn start_status_update_through_the_server_and_stop() {
     let dir = tempfile::tempdir().unwrap();
     let v = dir.path();
     ok(v, &["init"]);
-    // A free port for `start` (it runs in the background).
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let addr = format!("127.0.0.1:{port}");
+    let addr = free_addr();
     let out = ok(v, &["start", "--addr", &addr]);
     assert!(out.contains(&format!("http://{addr}")), "{out}");
     let failed = knower(v, &["start", "--addr", &addr]);
@@ -215,12 +220,7 @@ fn visualize_starts_the_server_if_needed_and_opens_the_ui() {
         std::os::unix::fs::PermissionsExt::from_mode(0o755),
     )
     .unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let addr = format!("127.0.0.1:{port}");
+    let addr = free_addr();
     let visualize = || {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_knower"))
             .arg("--vault")
