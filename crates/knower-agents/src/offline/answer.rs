@@ -68,12 +68,9 @@ pub fn answer_without(
             return true;
         }
         hit.text = without_routing_lines(&hit.text);
-        hit.text.lines().any(|line| {
-            !is_heading_or_blank(line)
-                && content_words(line)
-                    .iter()
-                    .any(|w| wanted.iter().any(|x| same_word(w, x)))
-        })
+        hit.text
+            .lines()
+            .any(|line| !is_heading_or_blank(line) && shared(&wanted, &content_words(line)) > 0)
     });
     if let Some(profile) = profile.filter(|_| about_the_user(question)) {
         let mut about = profile_lines(profile, &wanted);
@@ -98,7 +95,7 @@ pub fn answer_without(
             usage: None,
         });
     }
-    let best = answering_lines(question, &results.hits);
+    let best = answering_lines(&wanted, &results.hits);
     if !best.is_empty() {
         markdown.push_str("**From your notes:**\n\n");
         for (line, path, number) in &best {
@@ -178,8 +175,7 @@ fn profile_lines(profile: &str, wanted: &[String]) -> Vec<knower_index::Hit> {
         if is_heading_or_blank(line) || placeholders.contains(&line.trim()) {
             continue;
         }
-        let words = content_words(&format!("{line} {heading}"));
-        if wanted.iter().any(|w| words.iter().any(|x| same_word(w, x))) {
+        if shared(wanted, &content_words(&format!("{line} {heading}"))) > 0 {
             let number = first_line + i;
             found.push(knower_index::Hit {
                 path: crate::recovery::PROFILE.to_string(),
@@ -221,56 +217,32 @@ fn is_heading_or_blank(line: &str) -> bool {
     line.is_empty() || line.starts_with('#')
 }
 
-/// Words that carry no subject in a question.
-const QUESTION_WORDS: [&str; 40] = [
-    "what", "which", "when", "where", "who", "whom", "whose", "why", "how", "does", "did", "do",
-    "is", "are", "was", "were", "the", "a", "an", "of", "in", "on", "at", "to", "for", "my", "me",
-    "i", "we", "our", "you", "your", "it", "its", "and", "or", "about", "with", "have", "has",
-];
-
+/// The words of `text` as the index sees them: stop words dropped, the
+/// rest stemmed (book, booked, booking are one), sorted and unique.
 fn content_words(text: &str) -> Vec<String> {
-    let mut words: Vec<String> = text
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .filter(|w| !QUESTION_WORDS.contains(&w.as_str()))
+    let mut words: Vec<String> = knower_index::analyzer::terms(text)
+        .into_iter()
+        .filter(|(_, _, compound)| !compound)
+        .map(|(term, _, _)| term)
         .collect();
     words.sort();
     words.dedup();
     words
 }
 
-/// Two words are one when they differ only by a common ending (book,
-/// books, booked, booking; plan, planned).
-fn same_word(a: &str, b: &str) -> bool {
-    fn stem(word: &str) -> &str {
-        for ending in ["ing", "ed", "es", "s"] {
-            if let Some(stem) = word.strip_suffix(ending)
-                && stem.chars().count() >= 3
-            {
-                // planned → plann → plan
-                let bytes = stem.as_bytes();
-                let doubled = bytes.len() >= 2
-                    && bytes[bytes.len() - 1] == bytes[bytes.len() - 2]
-                    && !b"aeiouls".contains(&bytes[bytes.len() - 1]);
-                return if doubled {
-                    &stem[..stem.len() - 1]
-                } else {
-                    stem
-                };
-            }
-        }
-        word
-    }
-    a == b || stem(a) == stem(b)
+/// How many of `wanted` are among `words` (both from [`content_words`]).
+fn shared(wanted: &[String], words: &[String]) -> usize {
+    wanted
+        .iter()
+        .filter(|w| words.binary_search(w).is_ok())
+        .count()
 }
 
 /// The line or two of the best passages that share the most of the
 /// question's words, each with its file and line number: at most two, and
 /// only lines that share at least half of those words (or one, for a
 /// question of one or two words).
-fn answering_lines(question: &str, hits: &[knower_index::Hit]) -> Vec<(String, String, usize)> {
-    let wanted = content_words(question);
+fn answering_lines(wanted: &[String], hits: &[knower_index::Hit]) -> Vec<(String, String, usize)> {
     if wanted.is_empty() {
         return Vec::new();
     }
@@ -281,18 +253,14 @@ fn answering_lines(question: &str, hits: &[knower_index::Hit]) -> Vec<(String, S
             if is_heading_or_blank(line) {
                 continue;
             }
-            let words = content_words(line);
-            let shared = wanted
-                .iter()
-                .filter(|w| words.iter().any(|x| same_word(w, x)))
-                .count();
-            if shared >= needed {
+            let count = shared(wanted, &content_words(line));
+            if count >= needed {
                 let shown = line
                     .trim()
                     .trim_start_matches(['-', '*', '>', ' '])
                     .to_string();
                 scored.push((
-                    shared,
+                    count,
                     rank,
                     shown,
                     hit.path.clone(),
@@ -331,6 +299,7 @@ mod tests {
 
     #[test]
     fn words_match_with_their_endings() {
+        let same_word = |a: &str, b: &str| content_words(a) == content_words(b);
         assert!(same_word("booking", "booked"));
         assert!(same_word("flights", "flight"));
         assert!(same_word("planned", "plans"));
