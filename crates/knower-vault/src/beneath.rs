@@ -80,6 +80,12 @@ impl Beneath {
         }
     }
 
+    /// What is at `path`, which must exist.
+    pub(crate) fn existing(&self, path: &VaultPath) -> io::Result<Metadata> {
+        self.metadata(path)?
+            .ok_or_else(|| io::ErrorKind::NotFound.into())
+    }
+
     /// The content of the regular file at `path`.
     pub(crate) fn read(&self, path: &VaultPath) -> io::Result<Vec<u8>> {
         let (dir, name) = self.parent(path)?;

@@ -67,7 +67,7 @@ pub(crate) struct Tx<'a> {
     /// leaves the old files and some debris; after it, each file is old or
     /// new, as with a sync per file — at two syncs instead of ~6 per file.
     pub(crate) batched: bool,
-    staged: Vec<(VaultPath, Staged)>,
+    staged: HashMap<VaultPath, Staged>,
 }
 
 impl<'a> Tx<'a> {
@@ -92,7 +92,7 @@ impl<'a> Tx<'a> {
             touched: Vec::new(),
             check_tree: false,
             batched: false,
-            staged: Vec::new(),
+            staged: HashMap::new(),
         }
     }
 
@@ -172,7 +172,7 @@ impl<'a> Tx<'a> {
     /// before anything can replace it, so the journal can always restore it —
     /// even an edit made in another editor that Knower has not processed yet.
     pub(crate) fn read(&mut self, path: &VaultPath) -> Result<Current> {
-        if self.staged.iter().any(|(p, _)| p == path) {
+        if self.staged.contains_key(path) {
             self.flush()?;
         }
         self.check(path)?;
@@ -248,7 +248,7 @@ impl<'a> Tx<'a> {
                 .beneath
                 .stage(path, &bytes, false)
                 .map(|(staged, meta)| {
-                    self.staged.push((path.clone(), staged));
+                    self.staged.insert(path.clone(), staged);
                     meta
                 })
         } else {
@@ -405,8 +405,7 @@ impl<'a> Tx<'a> {
                     let meta = self
                         .vault
                         .beneath
-                        .metadata(&new)
-                        .and_then(|m| m.ok_or_else(|| io::ErrorKind::NotFound.into()))
+                        .existing(&new)
                         .map_err(Error::io(format!("reading back {new}")))?;
                     match self.state.manifest.get(&old) {
                         Some(e) if e.hash.map(Version::File).as_ref() == Some(&version) => Entry {

@@ -331,8 +331,7 @@ impl Tx<'_> {
         let meta = self
             .vault
             .beneath
-            .metadata(path)
-            .and_then(|m| m.ok_or_else(|| io::ErrorKind::NotFound.into()))
+            .existing(path)
             .map_err(Error::io(format!("reading {path}")))?;
         let entry = Entry::file(path, &bytes, hash, &meta);
         if let Some(problem) = &entry.problem {

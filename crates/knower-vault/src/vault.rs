@@ -559,12 +559,8 @@ impl Vault {
             }
             for f in target.files.iter().rev() {
                 match reverted.remove(&f.path) {
-                    Some(text) => {
-                        let current = match tx.read(&f.path)? {
-                            Current::File(bytes) => Some(bytes),
-                            _ => None,
-                        };
-                        if let Some(out) = tx.prepare(&f.path, &text, current.as_deref())? {
+                    Some((text, current)) => {
+                        if let Some(out) = tx.prepare(&f.path, &text, Some(&current))? {
                             tx.put(&f.path, out)?;
                         }
                     }
@@ -831,15 +827,16 @@ fn folder_holds_only(tx: &mut Tx, change: &ChangeRecord, folder: &VaultPath) -> 
 }
 
 /// Puts `path` back into `version`.
-/// The text of a file changed since `change` made it `f.after`, with only
-/// that change's own edits taken back ([`crate::revert`]); `None` when that
-/// cannot be done (not text, created or deleted by the change, or its lines
-/// edited since). A note's frontmatter is left to the pipeline.
+/// The text of a file changed since the change made it `f.after`, with
+/// only that change's own edits taken back ([`crate::revert`]), and the
+/// file's current bytes; `None` when that cannot be done (not text, created
+/// or deleted by the change, or its lines edited since). A note's
+/// frontmatter is left to the pipeline.
 fn revert_file(
     tx: &mut Tx,
     f: &crate::journal::FileChange,
     current: &Version,
-) -> Result<Option<String>> {
+) -> Result<Option<(String, Vec<u8>)>> {
     let (Version::File(before), Version::File(after), Version::File(_)) =
         (&f.before, &f.after, current)
     else {
@@ -852,10 +849,10 @@ fn revert_file(
     ) else {
         return Ok(None);
     };
-    let Current::File(now) = tx.read(&f.path)? else {
+    let Current::File(now_bytes) = tx.read(&f.path)? else {
         return Ok(None);
     };
-    let Some(now) = text(now) else {
+    let Ok(now) = std::str::from_utf8(&now_bytes) else {
         return Ok(None);
     };
     let markdown = f.path.is_markdown();
@@ -865,12 +862,11 @@ fn revert_file(
             _ => t.to_string(),
         }
     };
-    let now_body = body(&now);
+    let now_body = body(now);
     let head = &now[..now.len() - now_body.len()];
-    Ok(
-        crate::revert::revert(&body(&before), &body(&after), &now_body)
-            .map(|reverted| format!("{head}{reverted}")),
-    )
+    let reverted = crate::revert::revert(&body(&before), &body(&after), &now_body)
+        .map(|reverted| format!("{head}{reverted}"));
+    Ok(reverted.map(|text| (text, now_bytes)))
 }
 
 fn restore(tx: &mut Tx, path: &VaultPath, version: &Version) -> Result<()> {
