@@ -138,16 +138,9 @@ pub(crate) fn free_path(
 /// The title of a note named by its place: `tasks.md` is "Tasks" (as the
 /// seed's are), `projects/trip-to-japan/state.md` is "Trip to japan — state".
 fn title_of(note: &VaultPath) -> String {
-    let stem = |name: &str| -> String {
-        let words = name
-            .rsplit_once('.')
-            .map_or(name, |(stem, _)| stem)
-            .replace(['-', '_'], " ");
-        let mut chars = words.trim().chars();
-        chars
-            .next()
-            .map(|c| c.to_uppercase().chain(chars).collect())
-            .unwrap_or_default()
+    let stem = |name: &str| {
+        let words = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
+        capitalised(words.replace(['-', '_'], " ").trim())
     };
     match (note.name(), note.parent().filter(|p| !p.is_root())) {
         ("tasks.md", _) => "Tasks".into(),
