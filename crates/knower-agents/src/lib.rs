@@ -31,7 +31,7 @@ pub use llm::{CallRecord, Stop};
 pub use offline::{Decision, Kind, kind_of, route};
 pub use payload::{Attachment, Payload, image_type};
 pub use prompts::{Prompt, PromptSource};
-pub use recovery::{Resume, resume};
+pub use recovery::{Resume, resume, undo_update, undone_updates, update_of};
 pub use report::{Answer, Outcome, Source, UpdateReport};
 pub use settings::Settings;
 pub use tools::{ReadTools, ToolSet, WriteTools};

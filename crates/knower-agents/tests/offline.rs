@@ -579,3 +579,82 @@ fn one_update_is_one_change_and_an_older_one_can_be_undone_alone() {
     assert!(!changelog.contains(&first.id), "{changelog}");
     assert!(changelog.contains("geocoder was restarted"), "{changelog}");
 }
+
+#[test]
+fn an_update_made_in_several_changes_is_undone_as_one_and_known_undone() {
+    let dir = tempfile::tempdir().unwrap();
+    let (vault, _) =
+        knower_vault::Vault::init(dir.path(), &knower_vault::Author::new("test", "init")).unwrap();
+    let agent = |reason: &str| knower_vault::Author::new("agent", reason);
+    let bottom = knower_vault::Position::Bottom;
+    vault
+        .write("notes/shared.md", "# Shared\n", &agent("the user"))
+        .unwrap();
+    // A model's run: a new note, a line added to a shared note, the changelog.
+    vault
+        .write(
+            "notes/trip.md",
+            "# Trip\n",
+            &agent("update-1-b: wrote the note"),
+        )
+        .unwrap();
+    vault
+        .append(
+            "notes/shared.md",
+            "from b\n",
+            bottom,
+            &agent("update-1-b: added a line"),
+        )
+        .unwrap();
+    vault
+        .append(
+            "changelog.md",
+            "- b\n",
+            bottom,
+            &agent("update-1-b: filed b"),
+        )
+        .unwrap();
+    // A later update writes to the same files.
+    vault
+        .append(
+            "notes/shared.md",
+            "from c\n",
+            bottom,
+            &agent("update-1-c: added a line"),
+        )
+        .unwrap();
+    vault
+        .append(
+            "changelog.md",
+            "- c\n",
+            bottom,
+            &agent("update-1-c: filed c"),
+        )
+        .unwrap();
+    let before = vault.log().unwrap().len();
+
+    let undo = knower_agents::undo_update(&vault, "update-1-b", "user", false).unwrap();
+    assert_eq!(vault.log().unwrap().len(), before + 1, "one change");
+    assert_eq!(undo.undoes.len(), 3);
+    assert!(vault.read("notes/trip.md").is_err());
+    let shared = vault.read("notes/shared.md").unwrap();
+    assert!(!shared.contains("from b") && shared.contains("from c"));
+    let changelog = vault.read("changelog.md").unwrap();
+    assert!(!changelog.contains("- b") && changelog.contains("- c"));
+
+    let journal = vault.log().unwrap();
+    let undone = knower_agents::undone_updates(&journal);
+    assert_eq!(undone.get("update-1-b"), Some(&undo.id));
+    assert!(!undone.contains_key("update-1-c"));
+    let again = knower_agents::undo_update(&vault, "update-1-b", "user", false).unwrap_err();
+    assert!(again.to_string().contains("already undone"), "{again}");
+    assert!(knower_agents::undo_update(&vault, "update-none", "user", false).is_err());
+
+    // Undoing the undo brings the update back, and it no longer counts as undone.
+    vault
+        .undo(undo.id, &knower_vault::Author::new("user", ""), false)
+        .unwrap();
+    assert!(vault.read("notes/trip.md").is_ok());
+    let journal = vault.log().unwrap();
+    assert!(!knower_agents::undone_updates(&journal).contains_key("update-1-b"));
+}

@@ -117,6 +117,7 @@ class App {
   async start() {
     followEvents({
       file_changed: (data) => {
+        if (!data.removed) this.tree.touch(data.path);
         this.tree.reloadSoon((error) => this.fail(error));
         this.current?.onFileChanged?.(data.path, data.removed);
       },
@@ -227,6 +228,11 @@ class App {
     this.badge.textContent = String(count);
     this.badge.hidden = count === 0;
     this.badge.setAttribute('aria-label', `${count} waiting`);
+    // On a narrow screen the sidebar is a drawer: its menu button carries the count.
+    const menuBadge = document.getElementById('menu-badge');
+    menuBadge.textContent = String(count);
+    menuBadge.hidden = count === 0;
+    document.getElementById('menu').setAttribute('aria-label', count ? `Show the files and the inbox (${count} waiting)` : 'Show the files');
   }
 
   setConnection(state) {

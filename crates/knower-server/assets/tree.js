@@ -1,6 +1,6 @@
 // The sidebar's file tree. Reloaded (debounced) whenever files change;
 // folders remember whether they are open, and a file that just appeared
-// is highlighted for a moment.
+// or changed is shown (its folders open) and highlighted for a moment.
 
 import { get } from './api.js';
 import { h, fill, icon, fileHref, bytes } from './dom.js';
@@ -14,6 +14,7 @@ export class Tree {
     this.open = new Set(JSON.parse(localStorage.getItem(OPEN_KEY) || '["projects"]'));
     this.known = null; // paths seen at the last load; null before the first
     this.fresh = new Set();
+    this.changed = new Set(); // files changed since the last load
     this.active = null;
     this.timer = null;
     this.root = null;
@@ -49,13 +50,21 @@ export class Tree {
     walk(root);
     if (this.known) {
       for (const path of paths) if (!this.known.has(path)) this.fresh.add(path);
-      // A note that just arrived is shown: its folders open.
+      for (const path of this.changed) if (paths.has(path)) this.fresh.add(path);
+      // A note that just arrived or changed is shown: its folders open.
       for (const path of this.fresh) this.openTo(path);
     }
+    this.changed.clear();
     this.known = paths;
     this.root = root;
     this.render();
     this.fresh.clear();
+  }
+
+  /// Notes that `path` changed, to show it at the next load. tree.md is
+  /// Knower's own map of the vault, rewritten with every new file.
+  touch(path) {
+    if (path !== 'tree.md') this.changed.add(path);
   }
 
   /// Many changes arrive together (an update touches several files): one

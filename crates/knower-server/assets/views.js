@@ -237,7 +237,15 @@ export function activityView(app) {
         return;
       }
       fill(app.view, h('ol', { class: 'cards', id: 'activity' }, cards.map((card) => activityCard(app, card))));
-      app.view.scrollTop = app.view.scrollHeight;
+      // The newest card is at the bottom; one taller than the view (a long
+      // answer) is shown from its top, where the question and the best
+      // passage are.
+      const newest = app.view.querySelector('#activity > li:last-child');
+      if (newest && newest.offsetHeight > app.view.clientHeight) {
+        app.view.scrollTop += newest.getBoundingClientRect().top - app.view.getBoundingClientRect().top - 8;
+      } else {
+        app.view.scrollTop = app.view.scrollHeight;
+      }
     },
     onUpdate() {
       view.load();
@@ -403,6 +411,25 @@ export function updatesView(app) {
   app.setTools(null);
   app.setCrumbs('Updates');
   app.tree.setActive(null);
+  // Takes back everything the update changed; when lines it wrote were
+  // changed since, says so and offers to undo anyway.
+  const undo = async (update, force, button) => {
+    button.disabled = true;
+    try {
+      const done = await post(`/updates/${encodeURIComponent(update.id)}/undo`, { force });
+      app.notify(`Update undone (change ${done.id}).`);
+      await view.load();
+    } catch (error) {
+      button.disabled = false;
+      if (error.status === 409 && !force) {
+        const row = app.view.querySelector(`[data-id="${CSS.escape(update.id)}"] .card-actions`);
+        fill(row, h('p', { class: 'error-text' }, error.message),
+          h('button', { type: 'button', class: 'button danger', onclick: (e) => undo(update, true, e.currentTarget) }, 'Undo anyway'));
+      } else {
+        app.fail(error);
+      }
+    }
+  };
   const view = {
     async load() {
       const updates = await get('/updates?limit=200');
@@ -411,17 +438,22 @@ export function updatesView(app) {
         return;
       }
       fill(app.view, h('ul', { class: 'cards', id: 'updates' }, updates.map((update) => {
-        const inInbox = update.state === 'done' && waitsInInbox(update);
-        return h('li', { class: 'card', 'data-id': update.id, 'data-state': update.state },
+        const undone = update.undone_by != null;
+        const inInbox = !undone && update.state === 'done' && waitsInInbox(update);
+        const state = undone ? 'undone' : inInbox ? 'inbox' : update.state;
+        return h('li', { class: 'card', 'data-id': update.id, 'data-state': undone ? 'undone' : update.state },
           h('div', { class: 'card-head' },
             h('span', { class: 'grow' }, h('code', {}, update.id), ' · ', when(update.accepted_at), update.attempt > 1 ? ` · attempt ${update.attempt}` : null),
-            h('span', { class: 'pill', 'data-state': inInbox ? 'inbox' : update.state }, update.state === 'running' ? h('span', { class: 'spinner' }) : null, inInbox ? 'in the inbox' : update.state)),
+            h('span', { class: 'pill', 'data-state': state }, update.state === 'running' ? h('span', { class: 'spinner' }) : null, inInbox ? 'in the inbox' : state)),
           h('div', { class: 'card-text' }, update.headline),
           update.summary ? h('p', { class: 'muted' }, update.summary) : null,
-          changedFiles(update),
+          undone ? h('p', { class: 'muted' }, `Undone by change #${update.undone_by}: what it changed was taken back.`) : changedFiles(update),
           inInbox ? h('a', { href: `#/inbox/${encodeURIComponent(update.inbox_id)}` }, 'Open in the inbox') : null,
           update.error ? h('p', { class: 'error-text' }, update.error) : null,
-          update.state === 'failed' ? h('div', { class: 'card-actions' }, retryButton(app, update.id)) : null);
+          update.state === 'failed' ? h('div', { class: 'card-actions' }, retryButton(app, update.id)) : null,
+          update.state === 'done' && !undone && update.changed_files?.length
+            ? h('div', { class: 'card-actions' }, h('button', { type: 'button', class: 'button', onclick: (e) => undo(update, false, e.currentTarget) }, icon('undo'), 'Undo'))
+            : null);
       })));
     },
     onUpdate() {
@@ -464,7 +496,7 @@ export function journalView(app) {
   const row = (change) => h('li', { class: 'card journal-entry', 'data-change': change.id },
     h('div', { class: 'card-head' },
       h('span', { class: 'grow' }, h('b', {}, `#${change.id}`), ' · ', ACTORS[change.actor] ?? change.actor, ' · ', when(change.at)),
-      change.undoes ? h('span', { class: 'pill' }, `undoes #${change.undoes}`) : null),
+      change.undoes != null ? h('span', { class: 'pill' }, `undoes ${[change.undoes].flat().map((id) => `#${id}`).join(', ')}`) : null),
     change.reason ? h('div', { class: 'card-text' }, change.reason) : null,
     h('ul', { class: 'files' }, change.files.map((file) => h('li', {},
       h('span', { class: 'letter', title: { A: 'added', M: 'modified', D: 'deleted' }[file.change] }, file.change),

@@ -725,6 +725,51 @@ fn the_journal_lists_changes_newest_first_and_undoes_them() {
 }
 
 #[test]
+fn an_update_is_undone_as_a_whole_and_then_listed_undone() {
+    let server = serve(None);
+    let (status, accepted) =
+        server.post("/update", json!({"text": "Remember to water the tomatoes"}));
+    assert_eq!(status, 202, "{accepted}");
+    let id = accepted["id"].as_str().unwrap().to_string();
+    let done = server.wait_done(&id);
+    assert_eq!(done["state"], "done", "{done}");
+    let changed = done["changed_files"][0].as_str().unwrap().to_string();
+    assert!(server.vault.read(&changed).unwrap().contains("tomatoes"));
+
+    let (status, change) = server.post(&format!("/updates/{id}/undo"), json!({}));
+    assert_eq!(status, 200, "{change}");
+    assert_eq!(change["actor"], "user");
+    assert!(
+        change["undoes"].is_u64(),
+        "the offline update is one change: {change}"
+    );
+    assert!(!server.vault.read(&changed).unwrap().contains("tomatoes"));
+    assert!(
+        !server
+            .vault
+            .read("changelog.md")
+            .unwrap()
+            .contains("tomatoes")
+    );
+
+    let (_, shown) = server.get(&format!("/updates/{id}"));
+    assert_eq!(shown["undone_by"], change["id"], "{shown}");
+    let (_, listed) = server.get("/updates");
+    assert_eq!(listed[0]["undone_by"], change["id"]);
+
+    let (status, again) = server.post(&format!("/updates/{id}/undo"), json!({}));
+    assert_eq!(status, 409, "{again}");
+    assert!(
+        again["detail"].as_str().unwrap().contains("already undone"),
+        "{again}"
+    );
+    let (status, _) = server.post("/updates/update-nothing/undo", json!({}));
+    assert_eq!(status, 422);
+    let (status, _) = server.post(&format!("/updates/{id}/undo"), json!({"force": "yes"}));
+    assert_eq!(status, 422);
+}
+
+#[test]
 fn a_search_answer_comes_with_its_markdown_rendered_safely() {
     let server = serve(None);
     let (status, answer) = server.post("/search", json!({"query": "where do the tomatoes grow"}));

@@ -88,15 +88,20 @@ pub struct Update {
     pub inbox_id: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The journal change that took the update back, once it is undone
+    /// (read from the journal, not kept in the queue's log).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undone_by: Option<u64>,
     #[serde(default, flatten)]
     pub details: Details,
 }
 
 impl Update {
     /// What a client is told of an update it sent: `accepted` while it
-    /// waits or runs, then `done` or `failed`.
+    /// waits or runs, then `done` or `failed`; `undone` once taken back.
     pub fn status(&self) -> &'static str {
         match self.state {
+            _ if self.undone_by.is_some() => "undone",
             State::Queued | State::Running => "accepted",
             State::Done => "done",
             State::Failed => "failed",
@@ -123,6 +128,7 @@ impl Update {
             changed_files: Some(finished.changed_files),
             inbox_id: finished.inbox_id,
             error: report.error,
+            undone_by: None,
             details: finished.details,
         }
     }
@@ -439,36 +445,43 @@ impl Queue {
                 return None;
             }
             if let Some(id) = inner.pending.values().next().cloned() {
-                let entry = &inner.entries[&id];
-                let attempt = entry.view.attempt.max(1);
-                let interrupted = entry.view.state == State::Running;
-                let run_id = if attempt == 1 {
-                    id.clone()
-                } else {
-                    format!("{id}~{attempt}")
-                };
-                let text = entry.text.clone();
-                let inbox_ref = entry.view.inbox_ref.clone();
-                let names = entry.files.clone();
                 drop(inner);
-                return Some(
-                    self.load_files(&id, &names)
-                        .map(|attachments| Job {
-                            payload: Payload {
-                                id: Some(run_id.clone()),
-                                text,
-                                attachments,
-                                inbox_ref,
-                            },
-                            id: id.clone(),
-                            run_id,
-                            interrupted,
-                        })
-                        .map_err(|e| (id, e.into())),
-                );
+                return self.job(&id);
             }
             inner = self.ready.wait(inner).unwrap_or_else(|e| e.into_inner());
         }
+    }
+
+    /// Update `id` as a job to run, its attachments read back.
+    pub(crate) fn job(&self, id: &str) -> Option<Result<Job, (String, QueueError)>> {
+        let inner = self.inner();
+        let entry = inner.entries.get(id)?;
+        let attempt = entry.view.attempt.max(1);
+        let interrupted = entry.view.state == State::Running;
+        let run_id = if attempt == 1 {
+            id.to_string()
+        } else {
+            format!("{id}~{attempt}")
+        };
+        let text = entry.text.clone();
+        let inbox_ref = entry.view.inbox_ref.clone();
+        let names = entry.files.clone();
+        drop(inner);
+        Some(
+            self.load_files(id, &names)
+                .map(|attachments| Job {
+                    payload: Payload {
+                        id: Some(run_id.clone()),
+                        text,
+                        attachments,
+                        inbox_ref,
+                    },
+                    id: id.to_string(),
+                    run_id,
+                    interrupted,
+                })
+                .map_err(|e| (id.to_string(), e.into())),
+        )
     }
 
     fn load_files(&self, id: &str, names: &[String]) -> io::Result<Vec<Attachment>> {
@@ -808,6 +821,7 @@ impl Inner {
                     changed_files: None,
                     inbox_id: None,
                     error: None,
+                    undone_by: None,
                     details: Details::default(),
                 };
                 self.entries.insert(

@@ -16,7 +16,7 @@ use serde_json::json;
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::events::Events;
-use crate::queue::{Queue, State, Update};
+use crate::queue::{Queue, QueueError, State, Update};
 use crate::updates::UpdateLog;
 use crate::worker;
 
@@ -290,11 +290,37 @@ impl Service {
                 Wait::Finished => client.wait(&id).await,
             };
         }
-        let headline = payload.headline(80);
-        let inbox_ref = payload.inbox_ref.clone();
-        let agents = self.agents.clone();
-        let report = blocking(move || agents.update(payload).map_err(Error::from)).await?;
-        Ok(Update::ran(report, headline, inbox_ref))
+        // No server runs: this process takes the vault's queue for this one
+        // update, so that it is kept and listed like any other.
+        let queue = match Queue::open(&self.vault.root().join(INTERNAL_DIR)) {
+            Ok(queue) => queue,
+            // Another process (a server starting, another update) has the
+            // queue: run the update here, unlisted, rather than wait.
+            Err(QueueError::Busy) => {
+                let headline = payload.headline(80);
+                let inbox_ref = payload.inbox_ref.clone();
+                let agents = self.agents.clone();
+                let report = blocking(move || agents.update(payload).map_err(Error::from)).await?;
+                return Ok(Update::ran(report, headline, inbox_ref));
+            }
+            Err(e) => return Err(e.into()),
+        };
+        if let Some(reference) = &payload.inbox_ref {
+            self.inbox_item(reference)?;
+        }
+        let outcome = async {
+            let id = queue
+                .accept(payload.text, payload.inbox_ref, payload.attachments)
+                .await?;
+            // Nobody else would run it: it runs now, whatever `wait` says.
+            let (runner, agents, vault) = (queue.clone(), self.agents.clone(), self.vault.clone());
+            let run = id.clone();
+            blocking(move || worker::run_one(&runner, &agents, &vault, &run)).await?;
+            queue.get(&id).ok_or(Error::NotFound(id))
+        }
+        .await;
+        queue.close();
+        outcome
     }
 
     /// Answers inbox item `id` with `answer` (an option number, a project,
@@ -341,8 +367,8 @@ impl Service {
     /// The updates sent to the vault and what became of them.
     pub fn updates(&self) -> UpdateLog {
         match &self.queue {
-            Some(queue) => UpdateLog::here(self.vault.root(), queue.clone()),
-            None => UpdateLog::of(self.vault.root()),
+            Some(queue) => UpdateLog::here(self.vault.clone(), queue.clone()),
+            None => UpdateLog::of(self.vault.clone()),
         }
     }
 

@@ -3,17 +3,16 @@
 //! the queue on disk when no server runs (reading it needs neither the
 //! index nor the agents).
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use knower_vault::INTERNAL_DIR;
+use knower_vault::{ChangeRecord, INTERNAL_DIR, Vault};
 
 use crate::client::Client;
 use crate::error::{Error, Result};
-use crate::queue::{Queue, Update};
+use crate::queue::{Queue, State, Update};
 
 pub struct UpdateLog {
-    root: PathBuf,
+    vault: Arc<Vault>,
     /// This process's queue, when it runs one.
     queue: Option<Arc<Queue>>,
 }
@@ -24,17 +23,14 @@ enum Keeper {
 }
 
 impl UpdateLog {
-    /// The updates of the vault at `root`, as another process sees them.
-    pub fn of(root: &Path) -> UpdateLog {
-        UpdateLog {
-            root: root.to_path_buf(),
-            queue: None,
-        }
+    /// The updates of `vault`, as another process sees them.
+    pub fn of(vault: Arc<Vault>) -> UpdateLog {
+        UpdateLog { vault, queue: None }
     }
 
-    pub(crate) fn here(root: &Path, queue: Arc<Queue>) -> UpdateLog {
+    pub(crate) fn here(vault: Arc<Vault>, queue: Arc<Queue>) -> UpdateLog {
         UpdateLog {
-            root: root.to_path_buf(),
+            vault,
             queue: Some(queue),
         }
     }
@@ -43,27 +39,59 @@ impl UpdateLog {
         if let Some(queue) = &self.queue {
             return Ok(Keeper::Here(queue.clone()));
         }
-        match Client::find(&self.root) {
+        let root = self.vault.root();
+        match Client::find(root) {
             Some(client) => Ok(Keeper::Server(client)),
-            None => Ok(Keeper::Here(Queue::open(&self.root.join(INTERNAL_DIR))?)),
+            None => Ok(Keeper::Here(Queue::open(&root.join(INTERNAL_DIR))?)),
         }
     }
 
     /// The most recent updates, newest first.
     pub async fn recent(&self, limit: usize) -> Result<Vec<Update>> {
         match self.keeper()? {
-            Keeper::Here(queue) => Ok(queue.recent(limit)),
+            Keeper::Here(queue) => self.with_undone(queue.recent(limit)).await,
             Keeper::Server(client) => client.recent(limit).await,
         }
     }
 
     pub async fn get(&self, id: &str) -> Result<Update> {
         match self.keeper()? {
-            Keeper::Here(queue) => queue
-                .get(id)
-                .ok_or_else(|| Error::NotFound(format!("there is no update {id}"))),
+            Keeper::Here(queue) => {
+                let update = queue
+                    .get(id)
+                    .ok_or_else(|| Error::NotFound(format!("there is no update {id}")))?;
+                let mut updates = self.with_undone(vec![update]).await?;
+                Ok(updates.remove(0))
+            }
             Keeper::Server(client) => client.update(id).await,
         }
+    }
+
+    /// Marks the updates the journal shows taken back.
+    async fn with_undone(&self, mut updates: Vec<Update>) -> Result<Vec<Update>> {
+        if updates.iter().all(|u| u.state != State::Done) {
+            return Ok(updates);
+        }
+        let vault = self.vault.clone();
+        let undone = tokio::task::spawn_blocking(move || vault.log())
+            .await
+            .map_err(|e| Error::Internal(e.to_string()))?
+            .map(|journal| knower_agents::undone_updates(&journal))?;
+        for update in &mut updates {
+            update.undone_by = undone.get(&update.id).copied();
+        }
+        Ok(updates)
+    }
+
+    /// Takes back everything update `id` changed, as one journaled change
+    /// (the vault's lock orders it with a running server's changes).
+    pub async fn undo(&self, id: &str, actor: &str, force: bool) -> Result<ChangeRecord> {
+        let (vault, id, actor) = (self.vault.clone(), id.to_string(), actor.to_string());
+        tokio::task::spawn_blocking(move || {
+            knower_agents::undo_update(&vault, &id, &actor, force).map_err(Error::from)
+        })
+        .await
+        .map_err(|e| Error::Internal(e.to_string()))?
     }
 
     /// Queues a failed update again (its text and files were kept). With no

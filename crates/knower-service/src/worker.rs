@@ -33,6 +33,17 @@ pub fn spawn(queue: Arc<Queue>, agents: Arc<Agents>, vault: Arc<Vault>) -> JoinH
         .expect("the worker thread starts")
 }
 
+/// Runs update `id` of `queue` at once, in this thread: the update of a
+/// process that holds the queue for it alone (no server runs).
+pub fn run_one(queue: &Queue, agents: &Agents, vault: &Vault, id: &str) -> crate::Result<()> {
+    let outcome = match queue.job(id) {
+        Some(Ok(job)) => run(queue, agents, vault, job),
+        Some(Err((id, e))) => queue.fail(&id, &format!("its stored payload is unreadable: {e}")),
+        None => Err(QueueError::Unknown(id.to_string())),
+    };
+    Ok(outcome?)
+}
+
 fn run(queue: &Queue, agents: &Agents, vault: &Vault, job: Job) -> Result<(), QueueError> {
     if job.interrupted {
         // The previous process stopped while this update ran: the journal

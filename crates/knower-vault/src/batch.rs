@@ -26,7 +26,7 @@ impl Vault {
         author: &Author,
         body: impl FnOnce(&mut Batch) -> Result<T>,
     ) -> Result<(T, Option<ChangeRecord>)> {
-        self.change(author, None, |tx| body(&mut Batch { tx }))
+        self.change(author, Vec::new(), |tx| body(&mut Batch { tx }))
     }
 }
 

@@ -39,7 +39,7 @@ pub(crate) struct Tx<'a> {
     pub(crate) vault: &'a Vault,
     pub(crate) state: &'a mut State,
     author: Author,
-    undoes: Option<u64>,
+    undoes: Vec<u64>,
     /// False for recovery's repair of a change whose record is already in
     /// the journal: the manifest catches up, the journal says it already.
     journaled: bool,
@@ -75,7 +75,7 @@ impl<'a> Tx<'a> {
         vault: &'a Vault,
         state: &'a mut State,
         author: &Author,
-        undoes: Option<u64>,
+        undoes: Vec<u64>,
     ) -> Tx<'a> {
         Tx {
             vault,
@@ -150,7 +150,7 @@ impl<'a> Tx<'a> {
         let note = Note {
             actor: self.author.actor.clone(),
             reason: self.author.reason.clone(),
-            undoes: self.undoes,
+            undoes: self.undoes.clone(),
             record: self.state.journal.next_id(),
         };
         self.vault
@@ -564,7 +564,7 @@ impl<'a> Tx<'a> {
                 actor: self.author.actor.clone(),
                 reason: self.author.reason.clone(),
                 files,
-                undoes: self.undoes,
+                undoes: self.undoes.clone(),
             };
             self.state
                 .journal

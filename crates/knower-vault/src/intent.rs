@@ -25,8 +25,12 @@ use serde::{Deserialize, Serialize};
 pub(crate) struct Note {
     pub(crate) actor: String,
     pub(crate) reason: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) undoes: Option<u64>,
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        with = "crate::journal::one_or_many"
+    )]
+    pub(crate) undoes: Vec<u64>,
     /// The id the change's journal record gets when it commits: with it in
     /// the journal, only the manifest missed the change.
     pub(crate) record: u64,
@@ -91,7 +95,7 @@ mod tests {
         let note = Note {
             actor: "agent".into(),
             reason: "u1: filing a note".into(),
-            undoes: None,
+            undoes: Vec::new(),
             record: 7,
         };
         intent.set(&note).unwrap();
@@ -103,7 +107,7 @@ mod tests {
         let shorter = Note {
             actor: "cli".into(),
             reason: "x".into(),
-            undoes: Some(3),
+            undoes: vec![3],
             record: 8,
         };
         intent.set(&shorter).unwrap();

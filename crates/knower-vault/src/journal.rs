@@ -69,9 +69,38 @@ pub struct ChangeRecord {
     pub actor: String,
     pub reason: String,
     pub files: Vec<FileChange>,
-    /// Set on a change that undid another.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub undoes: Option<u64>,
+    /// The changes this one undid, newest first: one for an undo of a
+    /// change, several for an undo of a whole update.
+    #[serde(default, skip_serializing_if = "Vec::is_empty", with = "one_or_many")]
+    pub undoes: Vec<u64>,
+}
+
+/// `undoes` as journals have always written it, a number, when a change
+/// undid one change; a list when it undid several.
+pub mod one_or_many {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Ids {
+        One(u64),
+        Many(Vec<u64>),
+    }
+
+    pub fn serialize<S: Serializer>(ids: &[u64], s: S) -> Result<S::Ok, S::Error> {
+        match ids {
+            [one] => one.serialize(s),
+            many => many.serialize(s),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u64>, D::Error> {
+        Ok(match Option::<Ids>::deserialize(d)? {
+            None => Vec::new(),
+            Some(Ids::One(id)) => vec![id],
+            Some(Ids::Many(ids)) => ids,
+        })
+    }
 }
 
 pub(crate) struct Journal {
@@ -170,5 +199,41 @@ fn last_line(path: &Path, len: u64) -> io::Result<(u64, Option<Vec<u8>>)> {
             None if start == 0 => return Ok((complete, Some(buf[..end].to_vec()))),
             None => window *= 4,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(undoes: Vec<u64>) -> ChangeRecord {
+        ChangeRecord {
+            id: 9,
+            at: "2026-11-24T03:00:00+00:00".into(),
+            actor: "user".into(),
+            reason: "undo".into(),
+            files: Vec::new(),
+            undoes,
+        }
+    }
+
+    #[test]
+    fn undoes_is_a_number_for_one_change_a_list_for_several_and_absent_for_none() {
+        for (undoes, json) in [
+            (vec![], None),
+            (vec![4], Some(serde_json::json!(4))),
+            (vec![7, 5], Some(serde_json::json!([7, 5]))),
+        ] {
+            let value = serde_json::to_value(record(undoes.clone())).unwrap();
+            assert_eq!(value.get("undoes").cloned(), json);
+            let back: ChangeRecord = serde_json::from_value(value).unwrap();
+            assert_eq!(back.undoes, undoes);
+        }
+        // A journal written before undoes could hold several.
+        let old = r#"{"id":3,"at":"x","actor":"cli","reason":"r","files":[],"undoes":2}"#;
+        assert_eq!(
+            serde_json::from_str::<ChangeRecord>(old).unwrap().undoes,
+            vec![2]
+        );
     }
 }

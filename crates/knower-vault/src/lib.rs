@@ -37,7 +37,7 @@ pub use blobs::Hash;
 pub use error::{Error, Result};
 /// For a feature's own state under `.knower/` (not a note: not journaled).
 pub use fsutil::write_atomic;
-pub use journal::{ChangeRecord, FileChange, Version};
+pub use journal::{ChangeRecord, FileChange, Version, one_or_many};
 pub use manifest::{Entry, EntryKind};
 pub use path::{VaultPath, slug};
 pub use starter::PROFILE_PLACEHOLDERS;

@@ -79,7 +79,7 @@ impl Vault {
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<SyncReport> {
         let author = Author::new("external", reason);
-        let (mut report, record) = self.change(&author, None, |tx| {
+        let (mut report, record) = self.change(&author, Vec::new(), |tx| {
             if whole {
                 tx.check_tree = true;
                 tx.batched = true;
@@ -493,7 +493,7 @@ mod tests {
             .set(&crate::intent::Note {
                 actor: author.actor.clone(),
                 reason: author.reason.clone(),
-                undoes: None,
+                undoes: Vec::new(),
                 record: record.id,
             })
             .unwrap();

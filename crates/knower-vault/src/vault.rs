@@ -138,7 +138,7 @@ impl Vault {
         }
         let vault = Vault::open(root)?;
         let adopted = vault.adopt(progress)?.change.map_or(0, |c| c.files.len());
-        let (report, _) = vault.change(author, None, |tx| {
+        let (report, _) = vault.change(author, Vec::new(), |tx| {
             let mut report = InitReport {
                 adopted,
                 ..InitReport::default()
@@ -363,7 +363,7 @@ impl Vault {
         author: &Author,
     ) -> Result<Option<ChangeRecord>> {
         let p = writable(path)?;
-        self.change(author, None, |tx| write_in(tx, &p, content))
+        self.change(author, Vec::new(), |tx| write_in(tx, &p, content))
             .map(|(_, record)| record)
     }
 
@@ -377,7 +377,7 @@ impl Vault {
         author: &Author,
     ) -> Result<Option<ChangeRecord>> {
         let p = writable(path)?;
-        self.change(author, None, |tx| write_bytes_in(tx, &p, bytes))
+        self.change(author, Vec::new(), |tx| write_bytes_in(tx, &p, bytes))
             .map(|(_, record)| record)
     }
 
@@ -394,7 +394,7 @@ impl Vault {
         if old.is_empty() {
             return Err(Error::Refused("the text to replace is empty".into()));
         }
-        self.change(author, None, |tx| {
+        self.change(author, Vec::new(), |tx| {
             let (bytes, text) = existing_text(tx, &p)?;
             let edited = match text::replace_once(&text, old, new, p.is_markdown()) {
                 text::Replaced::Done(edited) => edited,
@@ -437,8 +437,10 @@ impl Vault {
         author: &Author,
     ) -> Result<Option<ChangeRecord>> {
         let p = writable(path)?;
-        self.change(author, None, |tx| append_in(tx, &p, content, position))
-            .map(|(_, record)| record)
+        self.change(author, Vec::new(), |tx| {
+            append_in(tx, &p, content, position)
+        })
+        .map(|(_, record)| record)
     }
 
     /// Appends `line` (and a line break) to the append-only log at `path`
@@ -466,7 +468,7 @@ impl Vault {
     /// Deletes a file, or a folder and everything in it.
     pub fn delete(&self, path: &str, author: &Author) -> Result<Option<ChangeRecord>> {
         let p = writable(path)?;
-        self.change(author, None, |tx| tx.remove(&p))
+        self.change(author, Vec::new(), |tx| tx.remove(&p))
             .map(|(_, record)| record)
     }
 
@@ -475,7 +477,7 @@ impl Vault {
     pub fn rename(&self, from: &str, to: &str, author: &Author) -> Result<Option<ChangeRecord>> {
         let from = writable(from)?;
         let mut to = writable(to)?;
-        self.change(author, None, |tx| {
+        self.change(author, Vec::new(), |tx| {
             if tx.version(&to)? == Version::Folder {
                 to = to.child(from.name())?;
             }
@@ -502,70 +504,58 @@ impl Vault {
     /// which, with `force`, is itself kept in the journal and can be restored.
     pub fn undo(&self, id: u64, author: &Author, force: bool) -> Result<Option<ChangeRecord>> {
         let history = self.log()?;
-        let target = history
-            .iter()
-            .find(|r| r.id == id)
-            .cloned()
-            .ok_or(Error::UnknownChange { id })?;
-        let later = |path: &VaultPath| {
+        let target = find_change(&history, id)?;
+        let mut reason = format!("undo change {id} ({})", target.reason);
+        if !author.reason.is_empty() {
+            reason = format!("{reason}: {}", author.reason);
+        }
+        let author = Author::new(author.actor.clone(), reason);
+        self.undo_from(&history, &[id], &author, force)
+    }
+
+    /// Undoes changes `ids` (the newest first) as one journaled change
+    /// with `author`'s reason: what one user action made in several changes
+    /// (an update whose agent wrote step by step) is taken back as one.
+    /// Each change's own lines are reverted where later changes edited the
+    /// same file elsewhere, as `git revert` does; refused when those very
+    /// lines changed since (unless `force`).
+    pub fn undo_all(
+        &self,
+        ids: &[u64],
+        author: &Author,
+        force: bool,
+    ) -> Result<Option<ChangeRecord>> {
+        self.undo_from(&self.log()?, ids, author, force)
+    }
+
+    fn undo_from(
+        &self,
+        history: &[ChangeRecord],
+        ids: &[u64],
+        author: &Author,
+        force: bool,
+    ) -> Result<Option<ChangeRecord>> {
+        let mut targets = Vec::with_capacity(ids.len());
+        for &id in ids {
+            let target = find_change(history, id)?;
+            if !force && let Some(by) = history.iter().find(|r| r.undoes.contains(&id)) {
+                return Err(Error::UndoConflict {
+                    id,
+                    detail: format!("it was already undone by change {}", by.id),
+                });
+            }
+            targets.push(target);
+        }
+        let later = |id: u64, path: &VaultPath| {
             history
                 .iter()
                 .filter(|r| r.id > id && r.files.iter().any(|f| &f.path == path))
                 .map(|r| r.id)
                 .next_back()
         };
-        if !force && let Some(by) = history.iter().find(|r| r.undoes == Some(id)) {
-            return Err(Error::UndoConflict {
-                id,
-                detail: format!("it was already undone by change {}", by.id),
-            });
-        }
-        let mut reason = format!("undo change {id} ({})", target.reason);
-        if !author.reason.is_empty() {
-            reason = format!("{reason}: {}", author.reason);
-        }
-        let author = Author::new(author.actor.clone(), reason);
-        self.change(&author, Some(id), |tx| {
-            // Files changed since, whose change can still be taken back as a
-            // revert (its own lines only), with their text once reverted.
-            let mut reverted = std::collections::HashMap::new();
-            if !force {
-                let mut conflicts = Vec::new();
-                for f in &target.files {
-                    let current = tx.version(&f.path)?;
-                    if current == f.after && folder_holds_only(tx, &target, &f.path)? {
-                        continue;
-                    }
-                    if let Some(text) = revert_file(tx, f, &current)? {
-                        reverted.insert(f.path.clone(), text);
-                        continue;
-                    }
-                    conflicts.push(match later(&f.path) {
-                        Some(n) => format!(
-                            "{}: the lines this change wrote were changed again by change {n}",
-                            f.path
-                        ),
-                        None => {
-                            format!("{}: the lines this change wrote were changed since", f.path)
-                        }
-                    });
-                }
-                if !conflicts.is_empty() {
-                    return Err(Error::UndoConflict {
-                        id,
-                        detail: conflicts.join("; "),
-                    });
-                }
-            }
-            for f in target.files.iter().rev() {
-                match reverted.remove(&f.path) {
-                    Some((text, current)) => {
-                        if let Some(out) = tx.prepare(&f.path, &text, Some(&current))? {
-                            tx.put(&f.path, out)?;
-                        }
-                    }
-                    None => restore(tx, &f.path, &f.before)?,
-                }
+        self.change(author, ids.to_vec(), |tx| {
+            for target in &targets {
+                undo_in(tx, target, force, |path| later(target.id, path))?;
             }
             Ok(())
         })
@@ -580,7 +570,7 @@ impl Vault {
     pub(crate) fn change<T>(
         &self,
         author: &Author,
-        undoes: Option<u64>,
+        undoes: Vec<u64>,
         body: impl FnOnce(&mut Tx) -> Result<T>,
     ) -> Result<(T, Option<ChangeRecord>)> {
         let (result, record, events) = {
@@ -614,7 +604,7 @@ impl Vault {
                 .acquire()
                 .map_err(Error::io("locking the vault"))?;
             let mut events = self.catch_up(&mut state)?;
-            let mut tx = Tx::new(self, &mut state, author, None).unjournaled();
+            let mut tx = Tx::new(self, &mut state, author, Vec::new()).unjournaled();
             let result = body(&mut tx);
             let (_, more) = tx.commit()?;
             events.extend(more);
@@ -634,7 +624,7 @@ impl Vault {
         let mut state = lock(&self.state);
         let _guard = self.lock.acquire().unwrap();
         self.catch_up(&mut state).unwrap();
-        let mut tx = Tx::new(self, &mut state, author, None);
+        let mut tx = Tx::new(self, &mut state, author, Vec::new());
         body(&mut tx).unwrap();
         std::mem::forget(tx);
     }
@@ -832,6 +822,64 @@ fn folder_holds_only(tx: &mut Tx, change: &ChangeRecord, folder: &VaultPath) -> 
 /// file's current bytes; `None` when that cannot be done (not text, created
 /// or deleted by the change, or its lines edited since). A note's
 /// frontmatter is left to the pipeline.
+fn find_change(history: &[ChangeRecord], id: u64) -> Result<&ChangeRecord> {
+    history
+        .iter()
+        .find(|r| r.id == id)
+        .ok_or(Error::UnknownChange { id })
+}
+
+/// Takes back `target` within `tx`, which may already have taken back newer
+/// changes to the same files.
+fn undo_in(
+    tx: &mut Tx,
+    target: &ChangeRecord,
+    force: bool,
+    later: impl Fn(&VaultPath) -> Option<u64>,
+) -> Result<()> {
+    let id = target.id;
+    // Files changed since, whose change can still be taken back as a
+    // revert (its own lines only), with their text once reverted.
+    let mut reverted = std::collections::HashMap::new();
+    if !force {
+        let mut conflicts = Vec::new();
+        for f in &target.files {
+            let current = tx.version(&f.path)?;
+            if current == f.after && folder_holds_only(tx, target, &f.path)? {
+                continue;
+            }
+            if let Some(text) = revert_file(tx, f, &current)? {
+                reverted.insert(f.path.clone(), text);
+                continue;
+            }
+            conflicts.push(match later(&f.path) {
+                Some(n) => format!(
+                    "{}: the lines this change wrote were changed again by change {n}",
+                    f.path
+                ),
+                None => format!("{}: the lines this change wrote were changed since", f.path),
+            });
+        }
+        if !conflicts.is_empty() {
+            return Err(Error::UndoConflict {
+                id,
+                detail: conflicts.join("; "),
+            });
+        }
+    }
+    for f in target.files.iter().rev() {
+        match reverted.remove(&f.path) {
+            Some((text, current)) => {
+                if let Some(out) = tx.prepare(&f.path, &text, Some(&current))? {
+                    tx.put(&f.path, out)?;
+                }
+            }
+            None => restore(tx, &f.path, &f.before)?,
+        }
+    }
+    Ok(())
+}
+
 fn revert_file(
     tx: &mut Tx,
     f: &crate::journal::FileChange,

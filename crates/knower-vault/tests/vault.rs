@@ -403,7 +403,7 @@ fn undo_restores_and_is_itself_journaled() {
     );
 
     let undo = vault.undo(second.id, &me(), false).unwrap().unwrap();
-    assert_eq!(undo.undoes, Some(second.id));
+    assert_eq!(undo.undoes, vec![second.id]);
     assert_eq!(body(&disk(&dir, "p/x.md")), "one");
     assert!(matches!(
         vault.undo(second.id, &me(), false),
@@ -835,7 +835,7 @@ fn undo_takes_back_only_the_changes_own_lines_like_git_revert() {
     // An older change is undone although the file changed since: its own
     // line goes, the newer ones stay.
     let undo = vault.undo(first.id, &me(), false).unwrap().unwrap();
-    assert_eq!(undo.undoes, Some(first.id));
+    assert_eq!(undo.undoes, vec![first.id]);
     assert_eq!(
         body(&disk(&dir, "log.md")),
         "# Log\n- 22: second\n- 23: third\n"

@@ -122,7 +122,7 @@ pub enum Command {
     },
     /// Print the vault's folder, and open it in the desktop's file manager when there is one.
     Vault,
-    /// List the updates sent to the server and their states, show one, or retry a failed one.
+    /// List the updates sent to the vault and their states; show, retry or undo one.
     Updates {
         #[command(subcommand)]
         action: Option<UpdatesAction>,
@@ -190,10 +190,11 @@ pub enum Command {
         #[arg(long)]
         path: Option<String>,
     },
-    /// Restore what a change modified, as a new change.
+    /// Restore what a change modified, or everything an update did, as a new change.
     Undo {
-        /// The change id, as `knower log` shows it.
-        id: u64,
+        /// The change id, as `knower log` shows it, or an update's id, as
+        /// `knower updates` shows it.
+        id: String,
         /// Restore even if the files changed since (their newer content stays in the journal).
         #[arg(long)]
         force: bool,
@@ -330,6 +331,13 @@ pub enum UpdatesAction {
     Show { id: String },
     /// Queue a failed update again (its text and files were kept).
     Retry { id: String },
+    /// Take back everything an update changed, as one change.
+    Undo {
+        id: String,
+        /// Undo even if lines it wrote were changed since (their newer content stays in the journal).
+        #[arg(long)]
+        force: bool,
+    },
 }
 
 /// Where the server listens.

@@ -55,7 +55,7 @@ fn run(cli: Cli) -> Outcome {
         } => notes::edit(&ctx, &path, &old, &new, why),
         Command::Mv { from, to, why } => notes::mv(&ctx, &from, &to, why),
         Command::Rm { path, why } => notes::rm(&ctx, &path, why),
-        Command::Undo { id, force, why } => notes::undo(&ctx, id, force, why),
+        Command::Undo { id, force, why } => notes::undo(&ctx, &id, force, why),
         Command::Log { limit, path } => notes::log(&ctx, limit, path.as_deref()),
         Command::Status => status::status(&ctx),
         Command::Search {

@@ -168,10 +168,20 @@ pub fn rm(ctx: &Context, path: &str, why: Why) -> Outcome {
     change(ctx, |vault| vault.delete(path, &author))
 }
 
-pub fn undo(ctx: &Context, id: u64, force: bool, why: Why) -> Outcome {
+/// `id` is a change's number or an update's id.
+pub fn undo(ctx: &Context, id: &str, force: bool, why: Why) -> Outcome {
+    let Ok(change_id) = id.parse::<u64>() else {
+        if id.starts_with("update-") {
+            return crate::updates::undo(ctx, id, force);
+        }
+        return Err(failure(
+            format!("`{id}` is neither a change number nor an update id"),
+            Some("`knower log` lists the changes, `knower updates` the updates"),
+        ));
+    };
     // The journal names the undone change; a reason is added only if given.
     let author = author(why, String::new());
-    change(ctx, |vault| vault.undo(id, &author, force))
+    change(ctx, |vault| vault.undo(change_id, &author, force))
 }
 
 pub fn log(ctx: &Context, limit: usize, path: Option<&str>) -> Outcome {
@@ -213,10 +223,16 @@ fn print_change(record: Option<&ChangeRecord>, json: bool) -> Outcome {
 
 fn print_record(record: &ChangeRecord) {
     let when = record.at.get(..19).unwrap_or(&record.at).replace('T', " ");
-    let undoes = record
-        .undoes
-        .map(|id| format!(" (undoes {id})"))
-        .unwrap_or_default();
+    let undoes = match record.undoes.as_slice() {
+        [] => String::new(),
+        ids => format!(
+            " (undoes {})",
+            ids.iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
     println!(
         "{:>4}  {when}  {:<8}  {}{undoes}",
         record.id, record.actor, record.reason

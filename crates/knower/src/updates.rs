@@ -196,7 +196,7 @@ pub fn inbox_show(ctx: &Context, id: &str) -> Outcome {
 }
 
 pub fn updates(ctx: &Context, action: Option<UpdatesAction>, limit: usize) -> Outcome {
-    let log = UpdateLog::of(ctx.vault()?.root());
+    let log = UpdateLog::of(ctx.vault()?.clone());
     match action {
         None => {
             let list = block_on(log.recent(limit))?;
@@ -210,7 +210,7 @@ pub fn updates(ctx: &Context, action: Option<UpdatesAction>, limit: usize) -> Ou
                 println!(
                     "{}  {:<7}  {}",
                     update.id,
-                    update.state.name(),
+                    state_name(update),
                     update.summary.as_deref().unwrap_or(&update.headline)
                 );
             }
@@ -221,14 +221,18 @@ pub fn updates(ctx: &Context, action: Option<UpdatesAction>, limit: usize) -> Ou
             if ctx.json {
                 return print_json(&update);
             }
-            println!("{}  {}", update.id, update.state.name());
+            println!("{}  {}", update.id, state_name(&update));
             println!("  {}", update.headline);
+            if let Some(by) = update.undone_by {
+                println!("  undone by change {by}");
+            }
             print_update(&update);
             if update.state == State::Failed {
                 println!("  retry with `knower updates retry {}`", update.id);
             }
             Ok(())
         }
+        Some(UpdatesAction::Undo { id, force }) => undo(ctx, &id, force),
         Some(UpdatesAction::Retry { id }) => {
             let running = block_on(log.retry(&id))?;
             if ctx.json {
@@ -242,6 +246,28 @@ pub fn updates(ctx: &Context, action: Option<UpdatesAction>, limit: usize) -> Ou
             Ok(())
         }
     }
+}
+
+/// The state as the list shows it: `undone` once taken back.
+fn state_name(update: &Update) -> &'static str {
+    match update.undone_by {
+        Some(_) => "undone",
+        None => update.state.name(),
+    }
+}
+
+/// Takes back everything update `id` changed.
+pub fn undo(ctx: &Context, id: &str, force: bool) -> Outcome {
+    let log = UpdateLog::of(ctx.vault()?.clone());
+    let record = block_on(log.undo(id, "cli", force))?;
+    if ctx.json {
+        return print_json(&record);
+    }
+    println!("undid {id} as change {}", record.id);
+    for file in &record.files {
+        println!("  {} {}", file.letter(), file.path);
+    }
+    Ok(())
 }
 
 pub fn prompts(ctx: &Context, name: Option<String>) -> Outcome {

@@ -163,3 +163,97 @@ fn knower_llm_selects_the_model_and_a_bad_setting_is_a_clear_error() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("OPENAI_API_KEY"), "{err}");
 }
+
+#[test]
+fn updates_made_without_a_server_are_listed_and_one_undo_takes_back_a_whole_model_update() {
+    let dir = fixture();
+    let v = dir.path();
+    let server = ScriptedServer::start(
+        Protocol::OpenAiChat,
+        vec![
+            Step::json(openai::tool_calls(&[(
+                "c1",
+                "write",
+                json!({"path": "projects/atlas/tiles.md", "content": "# Tiles\n\nThey render in 40 ms.\n", "reason": "a note of its own"}),
+            )])),
+            Step::json(openai::tool_calls(&[(
+                "c2",
+                "append",
+                json!({"path": "projects/atlas/state.md", "content": "Tiles now render in 40 ms.", "reason": "atlas performance"}),
+            )])),
+            Step::json(openai::text(
+                &json!({"outcome": "filed", "summary": "noted tile speed in Atlas"}).to_string(),
+            )),
+        ],
+    );
+    let out = knower_command(v)
+        .args(["--json", "update", "Tiles now render in 40 ms"])
+        .env("KNOWER_LLM", "openai-compatible:scripted-model")
+        .env("KNOWER_LLM_BASE_URL", server.base_url())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let model_update = serde_json::from_slice::<Value>(&out.stdout).unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // An offline update after it, to the same changelog.
+    let offline = json(
+        v,
+        &["update", "Remember to renew the Atlas TLS certificate"],
+    );
+    let offline_id = offline["id"].as_str().unwrap();
+
+    let listed = json(v, &["updates"]);
+    let ids: Vec<&str> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, [offline_id, model_update.as_str()], "{listed}");
+    assert!(
+        listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|u| u["state"] == "done")
+    );
+    let changes_before = json(v, &["log", "-n", "1000"]).as_array().unwrap().len();
+
+    let undo = ok(v, &["undo", &model_update]);
+    assert!(
+        undo.contains(&format!("undid {model_update} as change")),
+        "{undo}"
+    );
+    assert_eq!(
+        json(v, &["log", "-n", "1000"]).as_array().unwrap().len(),
+        changes_before + 1
+    );
+    assert!(!v.join("projects/atlas/tiles.md").exists());
+    assert!(
+        !v.join("projects/atlas/state.md").exists(),
+        "the note it created is gone"
+    );
+    let changelog = std::fs::read_to_string(v.join("changelog.md")).unwrap();
+    assert!(!changelog.contains("tile speed"), "{changelog}");
+    assert!(
+        changelog.contains("TLS certificate"),
+        "the newer update's line stays: {changelog}"
+    );
+
+    let shown = json(v, &["updates", "show", &model_update]);
+    assert!(shown["undone_by"].is_u64(), "{shown}");
+    assert!(ok(v, &["updates"]).contains(&format!("{model_update}  undone")));
+    let again = knower(v, &["updates", "undo", &model_update]);
+    assert_eq!(again.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already undone"));
+    let wrong = knower(v, &["undo", "yesterday"]);
+    assert!(
+        String::from_utf8_lossy(&wrong.stderr).contains("neither a change number nor an update id")
+    );
+}

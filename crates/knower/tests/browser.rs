@@ -235,6 +235,7 @@ fn css_path(path: &str) -> String {
 #[test]
 fn a_note_sent_appears_in_the_tree_and_opens_rendered() {
     let dir = fixture();
+    let vault = dir.path().to_path_buf();
     let server = serve(dir.path(), "127.0.0.1:0", None);
     scenario(|b| async move {
         b.goto(&server.url).await;
@@ -329,6 +330,56 @@ fn a_note_sent_appears_in_the_tree_and_opens_rendered() {
             "[...document.querySelectorAll('#updates .card[data-state=\"done\"]')].some(c => c.innerText.includes('Atlas TLS'))",
         )
         .await;
+
+        // A note that changed, not only a new one, is shown in the tree:
+        // its folder opens and it is highlighted.
+        b.click(&format!("button.tree-row{}", css_path("projects/atlas")))
+            .await;
+        b.until(
+            "the folder is closed",
+            "!document.querySelector('a.tree-row[data-path=\"projects/atlas/tasks.md\"]')",
+        )
+        .await;
+        b.send("Remember to order Atlas stickers").await;
+        b.until(
+            "the changed note is shown highlighted",
+            "document.querySelector('a.tree-row.fresh[data-path=\"projects/atlas/tasks.md\"]')",
+        )
+        .await;
+        assert!(
+            std::fs::read_to_string(vault.join("projects/atlas/tasks.md"))
+                .unwrap()
+                .contains("stickers")
+        );
+
+        // The update is undone from the history, as a whole, and shown undone.
+        b.click(".place[data-view=updates]").await;
+        let stickers = "[...document.querySelectorAll('#updates .card')].find(c => c.innerText.includes('stickers'))";
+        b.until(
+            "the stickers update is done",
+            &format!("{stickers}?.dataset.state === 'done' && {stickers}.querySelector('.card-actions button')"),
+        )
+        .await;
+        b.eval(&format!(
+            "{stickers}.querySelector('.card-actions button').click()"
+        ))
+        .await;
+        b.until(
+            "the update is shown undone",
+            &format!("{stickers}?.dataset.state === 'undone' && {stickers}.querySelector('.pill').innerText === 'undone' && !{stickers}.querySelector('.card-actions')"),
+        )
+        .await;
+        let tasks = std::fs::read_to_string(vault.join("projects/atlas/tasks.md")).unwrap();
+        assert!(
+            !tasks.contains("stickers") && tasks.contains("TLS"),
+            "{tasks}"
+        );
+        assert!(
+            !std::fs::read_to_string(vault.join("changelog.md"))
+                .unwrap()
+                .contains("stickers")
+        );
+        b.screenshot("1-update-undone").await;
         b
     });
 }
@@ -339,6 +390,12 @@ fn a_question_is_answered_with_sources_that_open_the_file() {
     knower(
         dir.path(),
         &["update", "Remember to renew the Atlas TLS certificate"],
+        "",
+    );
+    // Something waits in the inbox, for the narrow window's menu to count.
+    knower(
+        dir.path(),
+        &["update", "Atlas or garden: which one first this weekend?"],
         "",
     );
     let server = serve(dir.path(), "127.0.0.1:0", None);
@@ -376,6 +433,11 @@ fn a_question_is_answered_with_sources_that_open_the_file() {
             answer.as_str().unwrap().contains("TLS"),
             "the answer: {answer}"
         );
+        // A heading quoted from a note is a section, not the page's title.
+        assert_eq!(
+            b.eval("document.querySelectorAll('.answer-card .answer :is(h1, h2, h3)').length > 0 && [...document.querySelectorAll('.answer-card .answer :is(h1, h2, h3)')].every(h => parseFloat(getComputedStyle(h).fontSize) <= 1.1 * parseFloat(getComputedStyle(h.closest('.answer')).fontSize))").await,
+            json!(true)
+        );
         b.screenshot("2-answer").await;
 
         b.click(".answer-card .source").await;
@@ -393,6 +455,16 @@ fn a_question_is_answered_with_sources_that_open_the_file() {
             "document.querySelector('#sidebar').getBoundingClientRect().right <= 0",
         )
         .await;
+        // The inbox's count, inside the drawer, shows on the menu button.
+        b.until(
+            "the menu button shows the inbox count",
+            "!document.querySelector('#menu-badge').hidden && document.querySelector('#menu-badge').textContent === '1' && document.querySelector('#menu-badge').getBoundingClientRect().width > 0",
+        )
+        .await;
+        let label = b
+            .eval("document.querySelector('#menu').getAttribute('aria-label')")
+            .await;
+        assert!(label.as_str().unwrap().contains("1 waiting"), "{label}");
         b.click("#menu").await;
         b.until(
             "the drawer shows the tree",
@@ -400,6 +472,28 @@ fn a_question_is_answered_with_sources_that_open_the_file() {
         )
         .await;
         b.screenshot("2-narrow-window").await;
+        // The scrim beside the drawer closes it (clicked where the drawer is not).
+        b.eval("document.querySelector('#scrim').click()").await;
+
+        // A long answer in a small window opens at its question, not its end.
+        b.client.set_window_size(420, 480).await.unwrap();
+        b.eval("location.hash = '#/activity'").await;
+        b.until(
+            "the activity is shown",
+            "document.querySelector('#activity .answer-card')",
+        )
+        .await;
+        let fits = b.eval("(() => { const v = document.querySelector('#view'), c = document.querySelector('#activity > li:last-child'); return {tall: c.offsetHeight > v.clientHeight, top: c.getBoundingClientRect().top - v.getBoundingClientRect().top}; })()").await;
+        assert_eq!(
+            fits["tall"],
+            json!(true),
+            "the answer is long in a narrow window: {fits}"
+        );
+        let top = fits["top"].as_f64().unwrap();
+        assert!(
+            (-1.0..=40.0).contains(&top),
+            "the question is in sight: {fits}"
+        );
         b
     });
 }

@@ -33,8 +33,12 @@ pub struct Change {
     actor: String,
     reason: String,
     files: Vec<ChangedFile>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    undoes: Option<u64>,
+    /// One id (a number) or, for an undone update, several (a list).
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        with = "knower_vault::one_or_many"
+    )]
+    undoes: Vec<u64>,
 }
 
 #[derive(Serialize)]

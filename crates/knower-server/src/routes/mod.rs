@@ -43,6 +43,7 @@ pub fn router(app: Arc<App>, guard: Arc<Guard>, mcp: knower_mcp::HttpService) ->
         .route("/updates", get(updates::list))
         .route("/updates/{id}", get(updates::show))
         .route("/updates/{id}/retry", post(updates::retry))
+        .route("/updates/{id}/undo", post(updates::undo))
         .route("/search", post(search::search))
         .route("/chat", post(chat::chat))
         .route("/api/chat", get(chat::overview))

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use axum::Json;
+use axum::extract::rejection::JsonRejection;
 use axum::extract::{FromRequest, Multipart, Path, Query, Request, State};
 use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
@@ -14,6 +15,7 @@ use serde::Deserialize;
 use crate::app::App;
 use crate::error::ApiError;
 use crate::routes::MAX_JSON_BYTES;
+use crate::routes::journal::Change;
 
 /// Takes JSON `{text, inbox_ref?}` or multipart (`text`, `inbox_ref`, and
 /// files in any other field), checks it, stores it durably, answers 202.
@@ -172,4 +174,33 @@ pub async fn retry(
 ) -> Result<impl IntoResponse, ApiError> {
     app.service.updates().retry(&id).await?;
     Ok((StatusCode::ACCEPTED, Json(Accepted::new(id))))
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct UndoUpdate {
+    /// Undo even though lines the update wrote were changed since.
+    #[serde(default)]
+    force: bool,
+}
+
+/// Takes back everything update `id` changed, as one journaled change.
+/// 409 when lines it wrote were changed since and `force` is not set.
+pub async fn undo(
+    State(app): State<Arc<App>>,
+    Path(id): Path<String>,
+    body: Result<Json<UndoUpdate>, JsonRejection>,
+) -> Result<Json<Change>, ApiError> {
+    let request = match body {
+        Ok(Json(request)) => request,
+        // An empty body asks for a plain undo.
+        Err(JsonRejection::MissingJsonContentType(_)) => UndoUpdate::default(),
+        Err(e) => return Err(ApiError::new(e.status(), "invalid_json", e.body_text())),
+    };
+    let record = app
+        .service
+        .updates()
+        .undo(&id, "user", request.force)
+        .await?;
+    Ok(Json(Change::from(record)))
 }
