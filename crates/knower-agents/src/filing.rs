@@ -59,8 +59,7 @@ impl Agents {
             && destination == crate::recovery::PROFILE
             && let Some(profile) = &current
         {
-            let entry = format!("- {} {links} _(noted {day})_", one_line(text));
-            let entry = entry.replace("  ", " ");
+            let entry = list_item(&[&one_line(text), &links, &format!("_(noted {day})_")]);
             batch.write(
                 &destination,
                 &into_section(profile, "## Preferences", &entry),
@@ -81,11 +80,11 @@ impl Agents {
             match kind {
                 Kind::Task => (task_item(text, &links), Position::Bottom),
                 Kind::Event => (
-                    format!("- {day}: {} {links}\n", one_line(text)),
+                    list_item(&[&format!("{day}:"), &one_line(text), &links]) + "\n",
                     Position::Top,
                 ),
                 Kind::Preference => (
-                    format!("- {} {links} _(noted {day})_\n", one_line(text)),
+                    list_item(&[&one_line(text), &links, &format!("_(noted {day})_")]) + "\n",
                     Position::Bottom,
                 ),
                 // One dated heading a day: a second note of the day goes
@@ -194,6 +193,13 @@ fn into_section(text: &str, heading: &str, entry: &str) -> String {
     let mut out = lines.join("\n");
     out.push('\n');
     out
+}
+
+/// A list item of `parts` joined by single spaces, empty ones left out (an
+/// update with no attachment has no links).
+fn list_item(parts: &[&str]) -> String {
+    let parts: Vec<&str> = parts.iter().copied().filter(|p| !p.is_empty()).collect();
+    format!("- {}", parts.join(" "))
 }
 
 fn task_item(text: &str, links: &str) -> String {

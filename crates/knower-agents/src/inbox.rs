@@ -108,7 +108,8 @@ fn render_review(
         out.push_str(&format!("{}. `{}` — {}\n", n + 1, c.destination, c.why));
     }
     out.push_str(&format!(
-        "{}. Somewhere else: name a project or a path.\n\n## How to answer\n\n\
+        "{}. Somewhere else: name a project (`project NAME` starts a new one) or a path.\n\n\
+         ## How to answer\n\n\
          Reply with an option number, a project name or a path, e.g.\n\
          `knower inbox reply {id} 1`. Replying `discard` drops the item \
          (it stays recoverable with `knower undo`).\n",

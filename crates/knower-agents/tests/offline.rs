@@ -59,9 +59,12 @@ fn content_routes_when_no_project_is_named_and_events_go_to_the_changelog() {
         .unwrap();
     assert_eq!(report.outcome, Outcome::Filed, "{report:?}");
     assert_eq!(report.changed, ["projects/atlas/changelog.md"]);
+    let changelog = fx.read("projects/atlas/changelog.md");
+    assert!(changelog.contains(": We decided to move the PostGIS"));
+    // No trailing space where an attachment's link would go.
     assert!(
-        fx.read("projects/atlas/changelog.md")
-            .contains(": We decided to move the PostGIS")
+        changelog.contains("Postgres 17 next month\n"),
+        "{changelog}"
     );
 }
 
@@ -160,6 +163,12 @@ fn an_unmatched_note_goes_to_the_inbox_and_can_be_answered_by_name_or_discarded(
             Some("projects/thesis/state.md"),
         ),
         ("Lunch with Sam was nice", "discard", None),
+        // A new user has no projects yet: an answer starts one.
+        (
+            "A week in Lisbon in May with Ana",
+            "new project Lisbon Trip",
+            Some("projects/lisbon-trip/state.md"),
+        ),
     ];
     for (text, answer, expected) in cases {
         let report = agents.update(Payload::text(text)).unwrap();
@@ -179,7 +188,15 @@ fn an_unmatched_note_goes_to_the_inbox_and_can_be_answered_by_name_or_discarded(
                 // update's text appears once.
                 let note = fx.read(path);
                 let body = knower_vault::frontmatter::split(&note).unwrap().body;
-                assert!(body.starts_with("# Thesis — state\n\n## "), "{body}");
+                let title = if path.contains("thesis") {
+                    "Thesis"
+                } else {
+                    "Lisbon trip"
+                };
+                assert!(
+                    body.starts_with(&format!("# {title} — state\n\n## ")),
+                    "{body}"
+                );
                 assert_eq!(body.matches(text).count(), 1, "{body}");
             }
             None => assert_eq!(report.outcome, Outcome::Discarded),

@@ -143,11 +143,34 @@ const STOP_WORDS: &[&str] = &[
     "yourselves",
 ];
 
-/// The name under which the analyzer is registered with tantivy.
+/// The names under which the analyzers are registered with tantivy: the
+/// notes' words, and the parts of their mixed-case words.
 pub const NAME: &str = "knower";
+pub const PARTS_NAME: &str = "knower-parts";
 
+/// What the tokenizer makes of a word with a case change (`TestFlight`,
+/// `parseConfig`). Its parts are real words, but a note that merely names
+/// TestFlight is not about flights: the notes' own fields keep such a word
+/// whole, and its parts go to a field of their own that ranks below a
+/// plain match. A question is split fully, so it meets both.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CaseParts {
+    /// The whole word and all its parts (questions).
+    #[default]
+    All,
+    /// The whole word, split at joiners (`_`, `.`, `/`…) only.
+    Whole,
+    /// Only the parts split off at case changes.
+    Only,
+}
+
+/// The analyzer of questions.
 pub fn analyzer() -> TextAnalyzer {
-    TextAnalyzer::builder(CodeAwareTokenizer)
+    analyzer_with(CaseParts::All)
+}
+
+pub fn analyzer_with(case_parts: CaseParts) -> TextAnalyzer {
+    TextAnalyzer::builder(CodeAwareTokenizer { case_parts })
         .filter(RemoveLongFilter::limit(64))
         .filter(LowerCaser)
         .filter(AsciiFoldingFilter)
@@ -224,8 +247,14 @@ pub fn terms(text: &str) -> Vec<(String, usize, bool)> {
     out
 }
 
+/// A piece of a word between joiners: its offset in the word, its text, and
+/// its parts split at case changes (offsets in the piece).
+type Piece<'a> = (usize, &'a str, Vec<(usize, &'a str)>);
+
 #[derive(Clone, Copy, Default)]
-pub struct CodeAwareTokenizer;
+pub struct CodeAwareTokenizer {
+    case_parts: CaseParts,
+}
 
 pub struct Tokens {
     tokens: Vec<Token>,
@@ -248,30 +277,58 @@ impl TokenStream for Tokens {
 impl Tokenizer for CodeAwareTokenizer {
     type TokenStream<'a> = Tokens;
 
+    /// Every mode gives a word's finest parts the same positions, so a
+    /// question's phrase lines up with the notes whichever field it meets.
     fn token_stream<'a>(&'a mut self, text: &'a str) -> Tokens {
         let mut tokens = Vec::new();
         let mut position = 0;
+        let token = |from: usize, text: &str, position: usize, length: usize| Token {
+            offset_from: from,
+            offset_to: from + text.len(),
+            position,
+            text: text.to_string(),
+            position_length: length,
+        };
         for (start, word) in words(text) {
-            let parts = parts(word);
-            if parts.len() > 1 {
-                tokens.push(Token {
-                    offset_from: start,
-                    offset_to: start + word.len(),
-                    position,
-                    text: word.to_string(),
-                    position_length: parts.len(),
-                });
+            let pieces: Vec<Piece> = joined_parts(word)
+                .into_iter()
+                .map(|(offset, piece)| (offset, piece, case_parts(piece)))
+                .collect();
+            let finest: usize = pieces.iter().map(|(_, _, parts)| parts.len()).sum();
+            let mut at = position;
+            match self.case_parts {
+                CaseParts::All => {
+                    if finest > 1 {
+                        tokens.push(token(start, word, position, finest));
+                    }
+                    for (offset, _, parts) in &pieces {
+                        for (o, part) in parts {
+                            tokens.push(token(start + offset + o, part, at, 1));
+                            at += 1;
+                        }
+                    }
+                }
+                CaseParts::Whole => {
+                    if pieces.len() > 1 {
+                        tokens.push(token(start, word, position, finest));
+                    }
+                    for (offset, piece, parts) in &pieces {
+                        tokens.push(token(start + offset, piece, at, parts.len()));
+                        at += parts.len();
+                    }
+                }
+                CaseParts::Only => {
+                    for (offset, _, parts) in &pieces {
+                        if parts.len() > 1 {
+                            for (i, (o, part)) in parts.iter().enumerate() {
+                                tokens.push(token(start + offset + o, part, at + i, 1));
+                            }
+                        }
+                        at += parts.len();
+                    }
+                }
             }
-            for (i, (offset, part)) in parts.into_iter().enumerate() {
-                tokens.push(Token {
-                    offset_from: start + offset,
-                    offset_to: start + offset + part.len(),
-                    position: position + i,
-                    text: part.to_string(),
-                    position_length: 1,
-                });
-            }
-            position = tokens.last().map_or(position, |t| t.position + 1);
+            position += finest.max(1);
         }
         Tokens { tokens, next: 0 }
     }
@@ -296,36 +353,44 @@ fn words(text: &str) -> impl Iterator<Item = (usize, &str)> {
         .filter(|(_, w)| !w.is_empty())
 }
 
-/// The parts of a word: split at joiners and at lower→upper case changes.
-/// Possessives and contractions (`Caroline's`, `don't`) stay one part.
-fn parts(word: &str) -> Vec<(usize, &str)> {
+/// The pieces of a word between joiners. Possessives and contractions
+/// (`Caroline's`, `don't`) stay one piece; an apostrophe ending a piece
+/// (`James'`) is not part of the word.
+fn joined_parts(word: &str) -> Vec<(usize, &str)> {
     let mut out = Vec::new();
     let mut start = 0;
-    let mut prev: Option<char> = None;
     for (i, c) in word.char_indices() {
-        if matches!(c, '\'' | '’') {
-            prev = Some(c);
-            continue;
-        }
-        if is_joiner(c) {
+        if is_joiner(c) && !matches!(c, '\'' | '’') {
             if i > start {
                 out.push((start, &word[start..i]));
             }
             start = i + c.len_utf8();
-        } else if prev.is_some_and(|p| p.is_lowercase()) && c.is_uppercase() && i > start {
-            out.push((start, &word[start..i]));
-            start = i;
         }
-        prev = Some(c);
     }
     if start < word.len() {
         out.push((start, &word[start..]));
     }
-    // An apostrophe ending a part (`James'`) is not part of the word.
     out.into_iter()
         .map(|(s, p)| (s, p.trim_end_matches(['\'', '’'])))
         .filter(|(_, p)| !p.is_empty())
         .collect()
+}
+
+/// A piece split at its lower→upper case changes (`TestFlight` → `Test`,
+/// `Flight`), offsets relative to the piece.
+fn case_parts(piece: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut prev: Option<char> = None;
+    for (i, c) in piece.char_indices() {
+        if prev.is_some_and(|p| p.is_lowercase()) && c.is_uppercase() && i > start {
+            out.push((start, &piece[start..i]));
+            start = i;
+        }
+        prev = Some(c);
+    }
+    out.push((start, &piece[start..]));
+    out
 }
 
 #[cfg(test)]
@@ -369,6 +434,51 @@ mod tests {
                 ("z".into(), 2, false)
             ]
         );
+    }
+
+    fn terms_in(mode: CaseParts, text: &str) -> Vec<(String, usize)> {
+        let mut analyzer = analyzer_with(mode);
+        let mut stream = analyzer.token_stream(text);
+        let mut out = Vec::new();
+        while stream.advance() {
+            out.push((stream.token().text.clone(), stream.token().position));
+        }
+        out
+    }
+
+    #[test]
+    fn a_mixed_case_word_is_whole_in_the_notes_fields_and_split_in_its_own() {
+        let t = |mode, text| -> Vec<(String, usize)> { terms_in(mode, text) };
+        let owned = |v: &[(&str, usize)]| -> Vec<(String, usize)> {
+            v.iter().map(|(s, p)| (s.to_string(), *p)).collect()
+        };
+        assert_eq!(
+            t(CaseParts::Whole, "to TestFlight today"),
+            owned(&[("testflight", 1), ("today", 3)])
+        );
+        assert_eq!(
+            t(CaseParts::Only, "to TestFlight today"),
+            owned(&[("test", 1), ("flight", 2)])
+        );
+        // A question meets both: the whole, and its parts at the same positions.
+        assert_eq!(
+            t(CaseParts::All, "TestFlight today"),
+            owned(&[("testflight", 0), ("test", 0), ("flight", 1), ("today", 2)])
+        );
+        // Joiners still split in the notes' fields; only case changes move out.
+        assert_eq!(
+            t(CaseParts::Whole, "parseConfig_v2"),
+            owned(&[("parseconfig_v2", 0), ("parseconfig", 0), ("v2", 2)])
+        );
+        assert_eq!(
+            t(CaseParts::Only, "parseConfig_v2"),
+            owned(&[("pars", 0), ("config", 1)])
+        );
+        assert_eq!(
+            t(CaseParts::Whole, "parse_config"),
+            owned(&[("parse_config", 0), ("pars", 0), ("config", 1)])
+        );
+        assert_eq!(t(CaseParts::Only, "d'Artagnan O'Brien"), owned(&[]));
     }
 
     #[test]

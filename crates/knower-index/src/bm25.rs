@@ -34,7 +34,7 @@ use crate::query::{Query, Scope};
 
 /// Bumped when the schema or the analyzer changes: an index of another
 /// version (or chunked differently) is rebuilt, not misread.
-const SCHEMA_VERSION: &str = "2";
+const SCHEMA_VERSION: &str = "3";
 
 #[derive(Clone, Copy)]
 pub(crate) struct Fields {
@@ -47,6 +47,9 @@ pub(crate) struct Fields {
     pub heading: Field,
     pub body: Field,
     tags: Field,
+    /// The parts of the title's, headings' and body's mixed-case words
+    /// (`TestFlight` → `test`, `flight`), which rank below a plain word.
+    parts: Field,
     pub line_start: Field,
     pub line_end: Field,
     pub chunk_hash: Field,
@@ -54,22 +57,27 @@ pub(crate) struct Fields {
 }
 
 /// (field, weight) pairs a free word is searched in.
-fn weighted(f: &Fields) -> [(Field, f32); 5] {
+fn weighted(f: &Fields) -> [(Field, f32); 6] {
     [
         (f.body, 1.0),
         (f.title, 1.5),
         (f.headings, 1.2),
         (f.path_text, 1.2),
         (f.tags, 1.5),
+        (f.parts, PARTS_WEIGHT),
     ]
 }
 
+/// A word met only inside a mixed-case word counts for this much of a
+/// plain one (measured: BENCHMARKS.md, "Mixed-case words").
+const PARTS_WEIGHT: f32 = 0.3;
+
 fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
-    let text = |stored: bool| {
+    let analyzed = |tokenizer: &str, stored: bool| {
         let options = TextOptions::default().set_indexing_options(
             TextFieldIndexing::default()
-                .set_tokenizer(analyzer::NAME)
+                .set_tokenizer(tokenizer)
                 .set_index_option(IndexRecordOption::WithFreqsAndPositions),
         );
         if stored {
@@ -78,6 +86,7 @@ fn schema() -> (Schema, Fields) {
             options
         }
     };
+    let text = |stored: bool| analyzed(analyzer::NAME, stored);
     let fields = Fields {
         path: b.add_text_field("path", STRING | STORED | FAST),
         folders: b.add_text_field("folders", STRING),
@@ -87,6 +96,7 @@ fn schema() -> (Schema, Fields) {
         heading: b.add_text_field("heading", STORED),
         body: b.add_text_field("body", text(true)),
         tags: b.add_text_field("tags", text(false)),
+        parts: b.add_text_field("parts", analyzed(analyzer::PARTS_NAME, false)),
         line_start: b.add_u64_field("line_start", STORED),
         line_end: b.add_u64_field("line_end", STORED),
         chunk_hash: b.add_text_field("chunk_hash", STRING | STORED | FAST),
@@ -149,9 +159,15 @@ impl Bm25 {
             source: std::io::Error::other(e.to_string()),
         })?;
         let index = Index::open_or_create(directory, schema)?;
-        index
-            .tokenizers()
-            .register(analyzer::NAME, analyzer::analyzer());
+        let tokenizers = index.tokenizers();
+        tokenizers.register(
+            analyzer::NAME,
+            analyzer::analyzer_with(analyzer::CaseParts::Whole),
+        );
+        tokenizers.register(
+            analyzer::PARTS_NAME,
+            analyzer::analyzer_with(analyzer::CaseParts::Only),
+        );
         let reader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
@@ -477,11 +493,14 @@ impl Writer {
             }
             doc.add_text(f.path_text, path.as_str());
             doc.add_text(f.title, &note.title);
+            doc.add_text(f.parts, &note.title);
             for heading in &chunk.headings {
                 doc.add_text(f.headings, heading);
+                doc.add_text(f.parts, heading);
             }
             doc.add_text(f.heading, chunk.heading_path());
             doc.add_text(f.body, &chunk.text);
+            doc.add_text(f.parts, &chunk.text);
             for tag in &note.tags {
                 doc.add_text(f.tags, tag);
             }

@@ -135,6 +135,57 @@ fn identifiers_versions_dates_and_paths_are_findable() {
 }
 
 #[test]
+fn a_word_inside_a_mixed_case_name_ranks_below_the_word_itself() {
+    let (_d, vault, index) = fixture(&no_model());
+    for (path, text) in [
+        (
+            "projects/trip/state.md",
+            "# Trip\n\nBooked the flights to Lisbon: TAP TP1353 on 12 May, seat 14C. The airline sent the booking by email, with the confirmation number.\n\nHotel near Alfama for four nights; breakfast included, late checkout asked for.\n",
+        ),
+        (
+            "projects/app/state.md",
+            "# App\n\nUploaded build 42 to TestFlight for the beta testers.\n",
+        ),
+        (
+            "projects/app/notes.md",
+            "# Email\n\nTestFlight confirmation arrived for build 42.\n",
+        ),
+        (
+            "projects/app/code.md",
+            "# Code\n\nThe parseConfig helper reads knower.toml.\n",
+        ),
+    ] {
+        vault.write(path, text, &author()).unwrap();
+    }
+    index.catch_up(&mut |_, _| {}).unwrap();
+    for query in ["flights", "flight", "flight confirmation"] {
+        assert_eq!(
+            paths(&index, query).first().map(String::as_str),
+            Some("projects/trip/state.md"),
+            "{query}"
+        );
+    }
+    // The name itself, and its parts when asked for, still find it.
+    for query in ["TestFlight", "testflight"] {
+        let found = paths(&index, query);
+        assert!(
+            found
+                .first()
+                .is_some_and(|p| p.starts_with("projects/app/")),
+            "{query}: {found:?}"
+        );
+    }
+    // An identifier finds its own spelling and the same words joined otherwise.
+    let found = paths(&index, "parseConfig");
+    assert!(
+        found.contains(&"projects/app/code.md".to_string())
+            && found.contains(&"projects/alpha/state.md".to_string()),
+        "{found:?}"
+    );
+    assert!(paths(&index, "helper config").contains(&"projects/app/code.md".to_string()));
+}
+
+#[test]
 fn phrases_prefixes_required_and_excluded_words() {
     let (_d, _v, index) = fixture(&no_model());
     assert_eq!(

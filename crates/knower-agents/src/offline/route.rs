@@ -546,6 +546,16 @@ pub fn read_answer(
             format!("{s}/")
         })));
     }
+    // `project trip`, `new project trip`: that project, started if new.
+    if let Some(name) = lower
+        .strip_prefix("new project ")
+        .or_else(|| lower.strip_prefix("project "))
+    {
+        let name = knower_vault::slug(name);
+        if !name.is_empty() {
+            return Ok(Some(Answered::File(project_file(&name, kind))));
+        }
+    }
     let named: Vec<Project> = projects(vault)?
         .into_iter()
         .filter(|p| p.names.iter().any(|n| contains_words(&lower, n)))

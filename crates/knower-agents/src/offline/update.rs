@@ -82,8 +82,8 @@ impl Agents {
             .ok_or_else(|| {
                 Error::Invalid(format!(
                     "the {OFFLINE} could not read “{}” as an answer to {}: reply with an option \
-                     number (1–{}), a project name, a path, `bucket`, `profile`, `tasks` or \
-                     `discard`; the item is unchanged",
+                     number (1–{}), a project name (`project NAME` starts a new one), a path, \
+                     `bucket`, `profile`, `tasks` or `discard`; the item is unchanged",
                     payload.headline(40),
                     item.id,
                     item.options.len() + 1
