@@ -23,11 +23,26 @@ use crate::cli::{Cli, Command, InboxAction};
 use crate::context::Context;
 use crate::output::Outcome;
 
+/// `knower ask … | head` ends when `head` has read enough, as Unix tools
+/// do, instead of panicking on the closed pipe (Rust ignores SIGPIPE, so
+/// every later print would fail). The server keeps ignoring it: its log
+/// lines must not stop it. Sockets are unaffected (written with
+/// MSG_NOSIGNAL).
+fn die_quietly_on_a_closed_pipe() {
+    // SAFETY: restoring a signal's default action, before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse_from(cli::hyphen_text(std::env::args_os().collect())) {
         Ok(cli) => cli,
         Err(e) => return output::usage_error(e),
     };
+    if !matches!(cli.command, Command::Serve { .. }) {
+        die_quietly_on_a_closed_pipe();
+    }
     let json = cli.json;
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,

@@ -604,3 +604,25 @@ fn help_lists_the_commands_people_use_most_first() {
         "{help}"
     );
 }
+
+#[test]
+fn output_into_a_pipe_closed_early_ends_quietly() {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    let (_dir, v) = new_vault();
+    let long = "A line of a long note that fills more than a pipe holds.\n".repeat(20_000);
+    ok(&v, &["write", "long.md"], &long);
+    let mut child = knower(&v)
+        .args(["read", "long.md"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 16];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    // The reader is gone, as `head` goes once it has its lines.
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.signal(), Some(libc::SIGPIPE), "{:?}", out.status);
+}
