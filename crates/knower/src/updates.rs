@@ -109,8 +109,12 @@ fn print_update(update: &Update) {
         Some(summary) => println!("{summary}"),
         None => println!("{}  {}", update.id, update.state.name()),
     }
+    // The summary names where the update went; the other paths follow.
+    let summary = update.summary.as_deref().unwrap_or("");
     for path in update.changed_files.iter().flatten() {
-        println!("  changed {path}");
+        if !summary.contains(path.as_str()) {
+            println!("  changed {path}");
+        }
     }
     if let Some(reasoning) = &update.details.reasoning {
         println!("  why: {reasoning}");

@@ -32,6 +32,12 @@ fn offline_update_inbox_reply_and_ask() {
     assert_eq!(filed["engine"], "offline engine");
     assert_eq!(filed["changed"][0], "projects/atlas/tasks.md");
 
+    // Printed for a person: where it went is said once, with why.
+    let said = ok(v, &["update", "Remember to order Atlas stickers"]);
+    assert_eq!(said.matches("projects/atlas/tasks.md").count(), 1, "{said}");
+    assert_eq!(said.matches("order Atlas stickers").count(), 1, "{said}");
+    assert!(said.contains("  why: "), "{said}");
+
     let waiting = json(
         v,
         &["update", "Atlas or garden: which one first this weekend?"],
