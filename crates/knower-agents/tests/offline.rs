@@ -104,7 +104,16 @@ fn an_ambiguous_note_waits_in_the_inbox_with_reasoning_and_a_reply_files_it() {
     let id = report.inbox_id.unwrap();
     let item = agents.inbox_item(&id).unwrap();
     assert_eq!(item.text, "Atlas or garden? Both need a weekend of work");
-    assert_eq!(item.options.len(), 2, "{:?}", item.options);
+    // The two named projects, then the bucket.
+    assert_eq!(
+        item.options
+            .iter()
+            .map(|o| o.split('/').take(2).collect::<Vec<_>>().join("/"))
+            .collect::<Vec<_>>(),
+        ["projects/atlas", "projects/garden", "bucket/"],
+        "{:?}",
+        item.options
+    );
     assert!(
         item.review.contains("Several projects are named"),
         "{}",
@@ -172,7 +181,7 @@ fn an_unmatched_note_goes_to_the_inbox_and_can_be_answered_by_name_or_discarded(
     ];
     for (text, answer, expected) in cases {
         let report = agents.update(Payload::text(text)).unwrap();
-        assert_eq!(report.outcome, Outcome::Inbox);
+        assert_eq!(report.outcome, Outcome::Inbox, "{text}: {report:?}");
         assert!(report.reasoning.unwrap().contains("No project"));
         let id = report.inbox_id.unwrap();
         let reply = Payload {
@@ -674,4 +683,71 @@ fn an_update_made_in_several_changes_is_undone_as_one_and_known_undone() {
     assert!(vault.read("notes/trip.md").is_ok());
     let journal = vault.log().unwrap();
     assert!(!knower_agents::undone_updates(&journal).contains_key("update-1-b"));
+}
+
+#[test]
+fn vague_referential_and_personal_notes_are_asked_about_or_go_to_the_profile() {
+    let fx = Fixture::new();
+    let agents = fx.offline();
+    for text in [
+        "check on it again next week",
+        "call someone about the thing",
+        "Same review as last time for the garden",
+        "Do the same as for the other one",
+    ] {
+        let report = agents.update(Payload::text(text)).unwrap();
+        assert_eq!(report.outcome, Outcome::Inbox, "{text}: {report:?}");
+        let why = report.reasoning.unwrap();
+        assert!(
+            why.contains("says too little") || why.contains("refers to something it does not say"),
+            "{text}: {why}"
+        );
+    }
+    for text in [
+        "My sister Lena lives in Hamburg",
+        "My partner's name is Sam",
+    ] {
+        let report = agents.update(Payload::text(text)).unwrap();
+        assert_eq!(report.changed, ["profile.md"], "{text}: {report:?}");
+    }
+    assert!(
+        fx.read("profile.md")
+            .contains("My sister Lena lives in Hamburg")
+    );
+}
+
+#[test]
+fn confidence_is_a_share_that_does_not_drift_as_the_vault_grows() {
+    let fx = Fixture::new();
+    let text = "Map tiles render slowly on the geocoding pages";
+    let before = knower_agents::route(&fx.vault, &fx.index, text).unwrap();
+    assert_eq!(
+        before.destination.as_deref(),
+        Some("projects/atlas/state.md"),
+        "{before:?}"
+    );
+    assert!(!before.reasoning.contains("inf"), "{}", before.reasoning);
+    // Twenty notes elsewhere, as a vault grows.
+    let author = knower_vault::Author::new("test", "growth");
+    for i in 0..20 {
+        fx.vault
+            .write(
+                &format!("projects/thesis/notes/n{i}.md"),
+                &format!("# Reading {i}\n\nSparse retrieval paper {i}: pages of experiments.\n"),
+                &author,
+            )
+            .unwrap();
+    }
+    fx.index.catch_up(&mut |_, _| {}).unwrap();
+    let after = knower_agents::route(&fx.vault, &fx.index, text).unwrap();
+    assert_eq!(after.destination, before.destination);
+    assert_eq!(after.confidence, before.confidence, "{}", after.reasoning);
+    // A note sharing one word with a project is not evidence for it.
+    let one_word = knower_agents::route(
+        &fx.vault,
+        &fx.index,
+        "Lunch with Sam near the pages of the old bookshop",
+    )
+    .unwrap();
+    assert_eq!(one_word.destination, None, "{}", one_word.reasoning);
 }
