@@ -667,6 +667,34 @@ impl Index {
         Ok(results)
     }
 
+    /// The best `options.limit` notes, each once with its best passage,
+    /// in rank order: what a person asking for "10 results" expects when one
+    /// long note would otherwise fill the list with its passages. Passages
+    /// are fetched in growing pages until that many notes are found or the
+    /// matches run out.
+    pub fn search_notes(&self, text: &str, options: &SearchOptions) -> Result<Results> {
+        let notes = options.limit.max(1);
+        let mut page = notes.saturating_mul(4).max(20);
+        loop {
+            let mut results = self.search(
+                text,
+                &SearchOptions {
+                    limit: page,
+                    scope: options.scope.clone(),
+                    ..*options
+                },
+            )?;
+            let fetched = results.hits.len();
+            let mut seen = std::collections::HashSet::new();
+            results.hits.retain(|hit| seen.insert(hit.path.clone()));
+            if results.hits.len() >= notes || fetched < page || page >= 20_000 {
+                results.hits.truncate(notes);
+                return Ok(results);
+            }
+            page = page.saturating_mul(4);
+        }
+    }
+
     /// Pseudo-relevance feedback (Rocchio): the query vector moved towards
     /// the vectors of the best keyword matches, so the semantic side looks
     /// for "more like what the keywords found" as well as for the question.

@@ -186,6 +186,63 @@ fn a_word_inside_a_mixed_case_name_ranks_below_the_word_itself() {
 }
 
 #[test]
+fn notes_can_be_asked_for_each_once_with_its_best_passage() {
+    let (_d, vault, index) = fixture(&no_model());
+    // One long note whose every section mentions the kiln, and three short ones.
+    let long: String = (0..40)
+        .map(|i| {
+            format!("## Firing {i}\n\nThe kiln reached cone {i} and the kiln log says so.\n\n")
+        })
+        .collect();
+    vault
+        .write(
+            "bucket/kiln-log.md",
+            &format!("# Kiln log\n\n{long}"),
+            &author(),
+        )
+        .unwrap();
+    for name in ["glazes", "clay", "studio"] {
+        vault
+            .write(
+                &format!("bucket/{name}.md"),
+                &format!("# {name}\n\nNotes on {name}; the kiln is shared.\n"),
+                &author(),
+            )
+            .unwrap();
+    }
+    index.catch_up(&mut |_, _| {}).unwrap();
+    let options = SearchOptions {
+        limit: 4,
+        ..SearchOptions::default()
+    };
+    let passages = index.search("kiln", &options).unwrap();
+    let mut distinct: Vec<&str> = passages.hits.iter().map(|h| h.path.as_str()).collect();
+    distinct.dedup();
+    assert!(
+        distinct.len() < 4,
+        "the long note fills the passages: {distinct:?}"
+    );
+    let notes = index.search_notes("kiln", &options).unwrap();
+    let paths: Vec<&str> = notes.hits.iter().map(|h| h.path.as_str()).collect();
+    assert_eq!(paths.len(), 4, "{paths:?}");
+    let mut unique = paths.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), 4, "each note once: {paths:?}");
+    // Fewer matching notes than asked for: all of them, no error.
+    let all = index
+        .search_notes(
+            "kiln",
+            &SearchOptions {
+                limit: 50,
+                ..SearchOptions::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(all.hits.len(), 4);
+}
+
+#[test]
 fn phrases_prefixes_required_and_excluded_words() {
     let (_d, _v, index) = fixture(&no_model());
     assert_eq!(

@@ -281,7 +281,7 @@ impl Knower {
             },
             Err(e) => return answer(Err(e)),
         };
-        let results = self.service.search(args.query, options).await;
+        let results = self.service.search(args.query, options, args.notes).await;
         answer(results.map_err(|e| e.to_string()).map(|results| {
             json!({
                 "hits": results.hits,

@@ -345,11 +345,24 @@ impl Service {
         .await
     }
 
-    /// Ranked passages, no answer.
-    pub async fn search(&self, query: String, options: SearchOptions) -> Result<Results> {
+    /// Ranked passages, no answer; with `per_note`, `options.limit` notes,
+    /// each with its best passage.
+    pub async fn search(
+        &self,
+        query: String,
+        options: SearchOptions,
+        per_note: bool,
+    ) -> Result<Results> {
         self.follow_vectors(options.mode);
         let index = self.index.clone();
-        blocking(move || index.search(&query, &options).map_err(Error::from)).await
+        blocking(move || {
+            match per_note {
+                true => index.search_notes(&query, &options),
+                false => index.search(&query, &options),
+            }
+            .map_err(Error::from)
+        })
+        .await
     }
 
     /// The items waiting in the inbox, oldest first.

@@ -69,9 +69,12 @@ pub enum Command {
         /// project:NAME or a folder (or file) of the vault.
         #[arg(long)]
         scope: Option<String>,
-        /// How many passages to show.
+        /// How many passages to show (notes, with --notes).
         #[arg(short = 'n', long = "limit", default_value_t = 10)]
         limit: usize,
+        /// Count -n in notes: each note once, with its best passage.
+        #[arg(long)]
+        notes: bool,
         /// Show how each passage was ranked (each list's rank and the fused score).
         #[arg(long)]
         explain: bool,

@@ -78,8 +78,9 @@ fn run(cli: Cli) -> Outcome {
             mode,
             scope,
             limit,
+            notes,
             explain,
-        } => search::search(&ctx, &query.join(" "), mode, scope, limit, explain),
+        } => search::search(&ctx, &query.join(" "), mode, scope, limit, notes, explain),
         Command::Reindex => search::reindex(&ctx),
         Command::Update {
             text,

@@ -39,6 +39,7 @@ pub fn search(
     mode: ModeArg,
     scope: Option<String>,
     limit: usize,
+    per_note: bool,
     explain: bool,
 ) -> Outcome {
     let json = ctx.json;
@@ -46,7 +47,7 @@ pub fn search(
     let mode = Mode::from(mode);
     embed_with_progress(&service, mode, json)?;
     let options = SearchOptions { mode, scope, limit };
-    let mut results = block_on(service.search(query.to_string(), options))?;
+    let mut results = block_on(service.search(query.to_string(), options, per_note))?;
     if let Some(notice) = &results.notice {
         eprintln!("note: {notice}");
     }

@@ -123,6 +123,18 @@ fn search_finds_what_other_processes_wrote() {
     std::fs::write(vault.join("bucket/pets.md"), "# Pets\n\nA parrot now.\n").unwrap();
     let out = ok(knower(&vault, &home), &["--json", "search", "parrot"]);
     assert_eq!(hits(&out)[0]["path"], "bucket/pets.md");
+    // --notes counts notes: each once.
+    let out = ok(
+        knower(&vault, &home),
+        &["--json", "search", "parrot", "-n", "5", "--notes"],
+    );
+    let found = hits(&out);
+    let paths: Vec<&str> = found.iter().map(|h| h["path"].as_str().unwrap()).collect();
+    let mut unique = paths.clone();
+    unique.sort();
+    unique.dedup();
+    assert!(!paths.is_empty(), "{out}");
+    assert_eq!(unique.len(), paths.len(), "{out}");
     let out = ok(knower(&vault, &home), &["--json", "search", "kitten"]);
     assert!(hits(&out).is_empty(), "{out}");
     // Scope.

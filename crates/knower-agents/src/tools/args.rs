@@ -59,6 +59,9 @@ pub struct SearchArgs {
     /// How many passages (default 10, at most 100).
     #[serde(default)]
     pub limit: Option<usize>,
+    /// Count `limit` in notes: each note once, with its best passage.
+    #[serde(default)]
+    pub notes: bool,
 }
 
 impl SearchArgs {

@@ -99,10 +99,11 @@ impl ReadTools {
             scope: args.scope(),
             limit: args.limit.unwrap_or(SEARCH_PASSAGES).clamp(1, 100),
         };
-        let results = self
-            .index
-            .search(&args.query, &options)
-            .map_err(|e| e.to_string())?;
+        let results = match args.notes {
+            true => self.index.search_notes(&args.query, &options),
+            false => self.index.search(&args.query, &options),
+        }
+        .map_err(|e| e.to_string())?;
         let mut out = String::new();
         if let Some(notice) = results.notice {
             out.push_str(&format!("note: {notice}\n"));
