@@ -8,7 +8,7 @@
 //! stopped half-way — and then its changes can be undone and the update
 //! run again, so that its effect lands exactly once.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use knower_vault::{Author, ChangeRecord, Vault};
 use serde::Serialize;
@@ -45,7 +45,7 @@ pub enum Resume {
 pub fn resume(vault: &Vault, update_id: &str) -> Result<Resume> {
     let journal = vault.log()?;
     let prefix = format!("{update_id}: ");
-    let undone: HashSet<u64> = undone_changes(&journal).into_keys().collect();
+    let undone = undone_changes(&journal);
     let mine: Vec<&ChangeRecord> = journal
         .iter()
         .filter(|record| record.reason.starts_with(&prefix))
@@ -73,12 +73,7 @@ pub fn resume(vault: &Vault, update_id: &str) -> Result<Resume> {
         "knower",
         format!("rolled back the unfinished {update_id} after an interruption, to run it again"),
     );
-    let live: Vec<u64> = mine
-        .iter()
-        .rev()
-        .map(|r| r.id)
-        .filter(|id| !undone.contains(id))
-        .collect();
+    let live = standing(&mine, &undone);
     if !live.is_empty() {
         vault.undo_all(&live, &author, false)?;
     }
@@ -111,6 +106,16 @@ fn undone_changes(journal: &[ChangeRecord]) -> HashMap<u64, u64> {
         }
     }
     undone
+}
+
+/// The ids of `changes` not undone, newest first: what an undo takes back.
+fn standing(changes: &[&ChangeRecord], undone: &HashMap<u64, u64>) -> Vec<u64> {
+    changes
+        .iter()
+        .rev()
+        .map(|r| r.id)
+        .filter(|id| !undone.contains_key(id))
+        .collect()
 }
 
 /// The updates whose changes all stand undone, each with the change that
@@ -150,12 +155,7 @@ pub fn undo_update(
         .iter()
         .filter(|r| update_of(r) == Some(update_id))
         .collect();
-    let live: Vec<u64> = mine
-        .iter()
-        .rev()
-        .map(|r| r.id)
-        .filter(|id| !undone.contains_key(id))
-        .collect();
+    let live = standing(&mine, &undone);
     match mine.last() {
         None => {
             return Err(Error::Invalid(format!(

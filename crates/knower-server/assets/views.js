@@ -411,25 +411,13 @@ export function updatesView(app) {
   app.setTools(null);
   app.setCrumbs('Updates');
   app.tree.setActive(null);
-  // Takes back everything the update changed; when lines it wrote were
-  // changed since, says so and offers to undo anyway.
-  const undo = async (update, force, button) => {
-    button.disabled = true;
-    try {
-      const done = await post(`/updates/${encodeURIComponent(update.id)}/undo`, { force });
-      app.notify(`Update undone (change ${done.id}).`);
-      await view.load();
-    } catch (error) {
-      button.disabled = false;
-      if (error.status === 409 && !force) {
-        const row = app.view.querySelector(`[data-id="${CSS.escape(update.id)}"] .card-actions`);
-        fill(row, h('p', { class: 'error-text' }, error.message),
-          h('button', { type: 'button', class: 'button danger', onclick: (e) => undo(update, true, e.currentTarget) }, 'Undo anyway'));
-      } else {
-        app.fail(error);
-      }
-    }
-  };
+  // Takes back everything the update changed.
+  const undo = (update, force, button) => undoAsked(app, button, force,
+    () => post(`/updates/${encodeURIComponent(update.id)}/undo`, { force }),
+    (done) => `Update undone (change ${done.id}).`,
+    `[data-id="${CSS.escape(update.id)}"] .card-actions`,
+    (e) => undo(update, true, e.currentTarget),
+    () => view.load());
   const view = {
     async load() {
       const updates = await get('/updates?limit=200');
@@ -463,6 +451,26 @@ export function updatesView(app) {
   return view;
 }
 
+/// An undo from a list (updates, the journal): done, said and the list
+/// reloaded; when the server refuses because lines were edited since, the
+/// refusal is shown in the row (`actions`) with an "Undo anyway".
+async function undoAsked(app, button, force, request, said, actions, anyway, reload) {
+  button.disabled = true;
+  try {
+    const done = await request();
+    app.notify(said(done));
+    await reload();
+  } catch (error) {
+    button.disabled = false;
+    if (error.status === 409 && !force) {
+      fill(app.view.querySelector(actions), h('p', { class: 'error-text' }, error.message),
+        h('button', { type: 'button', class: 'button danger', onclick: anyway }, 'Undo anyway'));
+    } else {
+      app.fail(error);
+    }
+  }
+}
+
 // ---- the journal --------------------------------------------------------------
 
 const ACTORS = { cli: 'command line', user: 'you', agent: 'agent', external: 'an editor', gardener: 'gardener' };
@@ -475,23 +483,12 @@ export function journalView(app) {
   let more = false;
   const PAGE = 100;
 
-  const undo = async (change, force, button) => {
-    button.disabled = true;
-    try {
-      const done = await post('/api/undo', { id: change.id, force });
-      app.notify(done ? `Change ${change.id} undone (change ${done.id}).` : `Change ${change.id} had nothing left to undo.`);
-      await view.load();
-    } catch (error) {
-      button.disabled = false;
-      if (error.status === 409 && !force) {
-        const row = app.view.querySelector(`[data-change="${change.id}"] .card-actions`);
-        fill(row, h('p', { class: 'error-text' }, error.message),
-          h('button', { type: 'button', class: 'button danger', onclick: (e) => undo(change, true, e.currentTarget) }, 'Undo anyway'));
-      } else {
-        app.fail(error);
-      }
-    }
-  };
+  const undo = (change, force, button) => undoAsked(app, button, force,
+    () => post('/api/undo', { id: change.id, force }),
+    (done) => (done ? `Change ${change.id} undone (change ${done.id}).` : `Change ${change.id} had nothing left to undo.`),
+    `[data-change="${change.id}"] .card-actions`,
+    (e) => undo(change, true, e.currentTarget),
+    () => view.load());
 
   const row = (change) => h('li', { class: 'card journal-entry', 'data-change': change.id },
     h('div', { class: 'card-head' },
