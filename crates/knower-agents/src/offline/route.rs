@@ -623,12 +623,21 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         ));
         return Ok(decided(&best, confidence, why));
     }
+    // Why no project was chosen, in the user's terms.
+    let weak_match = || match (c1, scored.is_empty()) {
+        (_, true) => "No project's notes share its words".to_string(),
+        (0.0, false) => "No project's notes share more than one of its words".to_string(),
+        (c, false) => format!(
+            "No project's notes hold {} of its words (the best holds {})",
+            percent(MIN_COVERAGE),
+            percent(c)
+        ),
+    };
     // Rule 4: no project.
     if c1 < MIN_COVERAGE && kind == Kind::Task {
         why.push(format!(
-            "No project's notes hold {} of its words (best {}), and a task that belongs to no project goes to the global task list.",
-            percent(MIN_COVERAGE),
-            percent(c1)
+            "{}, and a task that belongs to no project goes to the global task list.",
+            weak_match()
         ));
         return Ok(global("tasks.md", 0.7, why));
     }
@@ -642,9 +651,8 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         ));
     } else {
         why.push(format!(
-            "No project's notes hold {} of its words (best {}), and it is not a task or about you, so I do not know where it belongs.",
-            percent(MIN_COVERAGE),
-            percent(c1)
+            "{}, and it is not a task or about you, so I do not know where it belongs.",
+            weak_match()
         ));
     }
     Ok(inbox(kind, why, options))
