@@ -692,6 +692,33 @@ fn an_edit_on_disk_re_renders_scripts_never_run_and_the_journal_undoes() {
         )
         .await;
         assert_eq!(b.eval("window.__pwned === undefined").await, json!(true));
+
+        // Undoing the note's creation after an editor replaced it whole is
+        // refused in the row, and done only when asked again.
+        std::fs::write(
+            vault.join("projects/atlas/hostile.md"),
+            "# Third\n\nMine now.\n",
+        )
+        .unwrap();
+        b.click(".place[data-view=activity]").await;
+        b.click(".place[data-view=journal]").await;
+        let created = r#"[...document.querySelectorAll('#journal .journal-entry')].find(e => e.innerText.includes('knower write projects/atlas/hostile.md'))"#;
+        b.until("the creation is listed", created).await;
+        b.eval(&format!("{created}.querySelector('button.undo').click()"))
+            .await;
+        b.until(
+            "the refusal is shown with Undo anyway",
+            &format!("{created}.querySelector('.error-text') && {created}.querySelector('button.danger')?.innerText === 'Undo anyway'"),
+        )
+        .await;
+        assert!(vault.join("projects/atlas/hostile.md").exists());
+        b.eval(&format!("{created}.querySelector('button.danger').click()"))
+            .await;
+        let forced = Instant::now();
+        while vault.join("projects/atlas/hostile.md").exists() {
+            assert!(forced.elapsed() < PATIENCE, "Undo anyway did not undo");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
         b
     });
 }
