@@ -295,6 +295,23 @@ pub(crate) fn run(work: &Path, files: usize, queries: usize, embed: usize) -> Re
         per_s(sample.len(), one_by_one),
         one_by_one.as_secs_f64() / batched.as_secs_f64()
     );
+    let length = tokens as f64 / sample.len() as f64;
+    let achieved = per_s(tokens, batched) * encoder_flops_per_token(length) / 1e9;
+    match cpu_peak_gflops() {
+        Some((peak, how)) => println!(
+            "| embedding compute (MiniLM-L6: {:.1} MFLOP a token at this length) | {achieved:.0} GFLOP/s, {:.0}% of the f32 peak ({peak:.0} GFLOP/s: {how}) | | ≥ 50%: {} |",
+            encoder_flops_per_token(length) / 1e6,
+            100.0 * achieved / peak,
+            if achieved >= 0.5 * peak {
+                "met"
+            } else {
+                "MISSED"
+            }
+        ),
+        None => println!(
+            "| embedding compute | {achieved:.0} GFLOP/s (the CPU's peak is unknown here) | | report |"
+        ),
+    }
     println!(
         "| embedding 128 sentences of {:.0} word pieces, batched | {:.0} sentences/s | one at a time: {:.0} sentences/s | ~100/s straightforward |",
         short_tokens as f64 / short.len() as f64,
@@ -348,4 +365,51 @@ fn peak_rss_mb() -> u64 {
                 .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
         })
         .map_or(0, |kb| kb / 1024)
+}
+
+/// Floating-point operations of one token through MiniLM-L6's encoder (six
+/// layers of width 384, feed-forward 1,536) in a passage of `length`
+/// tokens: the matrix products (Q, K, V, output, two feed-forward) and the
+/// attention scores and mix. Two per multiply-add.
+fn encoder_flops_per_token(length: f64) -> f64 {
+    let (layers, d, ff) = (6.0, 384.0, 1536.0);
+    2.0 * layers * (4.0 * d * d + 2.0 * d * ff + 2.0 * length * d)
+}
+
+/// The f32 peak of the cores this process may use, from /proc/cpuinfo:
+/// cores × clock × lanes (8 with AVX2, 16 with AVX-512) × 2 for a fused
+/// multiply-add × 2 FMA units. An upper bound no real pass reaches.
+fn cpu_peak_gflops() -> Option<(f64, String)> {
+    let info = std::fs::read_to_string("/proc/cpuinfo").ok()?;
+    let flags: Vec<&str> = info
+        .lines()
+        .find(|l| l.starts_with("flags"))?
+        .split_whitespace()
+        .collect();
+    let mhz = info
+        .lines()
+        .filter(|l| l.starts_with("cpu MHz"))
+        .filter_map(|l| l.split(':').nth(1)?.trim().parse::<f64>().ok())
+        .fold(0.0, f64::max);
+    if mhz <= 0.0 {
+        return None;
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+    let (lanes, isa) = if flags.contains(&"avx512f") {
+        (16.0, "AVX-512")
+    } else if flags.contains(&"avx2") {
+        (8.0, "AVX2")
+    } else {
+        (4.0, "SSE")
+    };
+    let fma = if flags.contains(&"fma") { 2.0 } else { 1.0 };
+    let per_cycle = lanes * fma * 2.0;
+    Some((
+        cores * mhz / 1000.0 * per_cycle,
+        format!(
+            "{cores} cores × {:.2} GHz × {per_cycle} ({isa}{})",
+            mhz / 1000.0,
+            if fma > 1.0 { ", FMA" } else { "" }
+        ),
+    ))
 }
