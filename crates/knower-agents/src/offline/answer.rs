@@ -6,6 +6,7 @@
 
 use knower_index::{Index, Mode, SearchOptions};
 
+use super::index_words;
 use crate::agents::OFFLINE;
 use crate::error::Result;
 use crate::recovery::CHANGELOG;
@@ -62,7 +63,7 @@ pub fn answer_without(
     });
     // A changelog passage stays only for what is left of it once its
     // routing lines are gone, and only if that still matches.
-    let wanted = content_words(question);
+    let wanted = index_words(question);
     results.hits.retain_mut(|hit| {
         if hit.path != CHANGELOG {
             return true;
@@ -70,7 +71,7 @@ pub fn answer_without(
         hit.text = without_routing_lines(&hit.text);
         hit.text
             .lines()
-            .any(|line| !is_heading_or_blank(line) && shared(&wanted, &content_words(line)) > 0)
+            .any(|line| !is_heading_or_blank(line) && shared(&wanted, &index_words(line)) > 0)
     });
     if let Some(profile) = profile.filter(|_| about_the_user(question)) {
         let mut about = profile_lines(profile, &wanted);
@@ -175,7 +176,7 @@ fn profile_lines(profile: &str, wanted: &[String]) -> Vec<knower_index::Hit> {
         if is_heading_or_blank(line) || placeholders.contains(&line.trim()) {
             continue;
         }
-        if shared(wanted, &content_words(&format!("{line} {heading}"))) > 0 {
+        if shared(wanted, &index_words(&format!("{line} {heading}"))) > 0 {
             let number = first_line + i;
             found.push(knower_index::Hit {
                 path: crate::recovery::PROFILE.to_string(),
@@ -217,20 +218,7 @@ fn is_heading_or_blank(line: &str) -> bool {
     line.is_empty() || line.starts_with('#')
 }
 
-/// The words of `text` as the index sees them: stop words dropped, the
-/// rest stemmed (book, booked, booking are one), sorted and unique.
-fn content_words(text: &str) -> Vec<String> {
-    let mut words: Vec<String> = knower_index::analyzer::terms(text)
-        .into_iter()
-        .filter(|(_, _, compound)| !compound)
-        .map(|(term, _, _)| term)
-        .collect();
-    words.sort();
-    words.dedup();
-    words
-}
-
-/// How many of `wanted` are among `words` (both from [`content_words`]).
+/// How many of `wanted` are among `words` (both from [`index_words`]).
 fn shared(wanted: &[String], words: &[String]) -> usize {
     wanted
         .iter()
@@ -253,7 +241,7 @@ fn answering_lines(wanted: &[String], hits: &[knower_index::Hit]) -> Vec<(String
             if is_heading_or_blank(line) {
                 continue;
             }
-            let count = shared(wanted, &content_words(line));
+            let count = shared(wanted, &index_words(line));
             if count >= needed {
                 let shown = line
                     .trim()
@@ -299,7 +287,7 @@ mod tests {
 
     #[test]
     fn words_match_with_their_endings() {
-        let same_word = |a: &str, b: &str| content_words(a) == content_words(b);
+        let same_word = |a: &str, b: &str| index_words(a) == index_words(b);
         assert!(same_word("booking", "booked"));
         assert!(same_word("flights", "flight"));
         assert!(same_word("planned", "plans"));

@@ -35,6 +35,7 @@ use knower_index::{Index, Mode, SearchOptions};
 use knower_vault::{EntryKind, Vault, frontmatter};
 use serde_json::Value;
 
+use super::index_words;
 use crate::error::Result;
 use crate::inbox::Choice;
 
@@ -252,22 +253,10 @@ const REFERENTIAL: &[&str] = &[
 pub(crate) fn content_words(text: &str) -> Vec<String> {
     static VAGUE_TERMS: std::sync::OnceLock<std::collections::HashSet<String>> =
         std::sync::OnceLock::new();
-    let vague = VAGUE_TERMS.get_or_init(|| terms_of(VAGUE).into_iter().collect());
-    let mut out: Vec<String> = terms_of(text)
-        .into_iter()
-        .filter(|t| !vague.contains(t) && !t.chars().all(|c| c.is_ascii_digit()))
-        .collect();
-    out.sort();
-    out.dedup();
-    out
-}
-
-fn terms_of(text: &str) -> Vec<String> {
-    knower_index::analyzer::terms(text)
-        .into_iter()
-        .filter(|(_, _, compound)| !compound)
-        .map(|(t, _, _)| t)
-        .collect()
+    let vague = VAGUE_TERMS.get_or_init(|| index_words(VAGUE).into_iter().collect());
+    let mut words = index_words(text);
+    words.retain(|t| !vague.contains(t) && !t.chars().all(|c| c.is_ascii_digit()));
+    words
 }
 
 /// The kind of an update's text (rule 1).
@@ -366,15 +355,16 @@ fn coverage(vault: &Vault, name: &str, hit_files: &[String], words: &[String]) -
     if words.is_empty() {
         return 0.0;
     }
-    let mut known: std::collections::HashSet<String> = terms_of(&name.replace(['-', '_'], " "))
+    let mut known: std::collections::HashSet<String> = index_words(&name.replace(['-', '_'], " "))
         .into_iter()
         .collect();
     let own = ["description.md", "state.md", "tasks.md", "changelog.md"]
         .map(|f| format!("projects/{name}/{f}"));
-    for path in own.iter().chain(hit_files) {
+    let others = hit_files.iter().filter(|f| !own.contains(*f));
+    for path in own.iter().chain(others) {
         if let Ok(text) = vault.read(path) {
             let body = frontmatter::split(&text).map(|s| s.body).unwrap_or(&text);
-            known.extend(terms_of(body));
+            known.extend(index_words(body));
         }
     }
     let held = words.iter().filter(|w| known.contains(*w)).count();
