@@ -19,6 +19,22 @@ fn json(vault: &Path, args: &[&str]) -> Value {
     knower_json(vault, args, "")
 }
 
+/// `knower --json update TEXT` with the model `server` scripts; its report.
+fn update_with_model(vault: &Path, server: &ScriptedServer, text: &str) -> Value {
+    let out = knower_command(vault)
+        .args(["--json", "update", text])
+        .env("KNOWER_LLM", "openai-compatible:scripted-model")
+        .env("KNOWER_LLM_BASE_URL", server.base_url())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 #[test]
 fn offline_update_inbox_reply_and_ask() {
     let dir = fixture();
@@ -138,18 +154,7 @@ fn knower_llm_selects_the_model_and_a_bad_setting_is_a_clear_error() {
             )),
         ],
     );
-    let out = knower_command(v)
-        .args(["--json", "update", "Tiles now render in 40 ms"])
-        .env("KNOWER_LLM", "openai-compatible:scripted-model")
-        .env("KNOWER_LLM_BASE_URL", server.base_url())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report = update_with_model(v, &server, "Tiles now render in 40 ms");
     assert_eq!(report["engine"], "openai-compatible:scripted-model");
     assert_eq!(report["usage"]["calls"], 2);
     assert!(
@@ -192,18 +197,7 @@ fn updates_made_without_a_server_are_listed_and_one_undo_takes_back_a_whole_mode
             )),
         ],
     );
-    let out = knower_command(v)
-        .args(["--json", "update", "Tiles now render in 40 ms"])
-        .env("KNOWER_LLM", "openai-compatible:scripted-model")
-        .env("KNOWER_LLM_BASE_URL", server.base_url())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let model_update = serde_json::from_slice::<Value>(&out.stdout).unwrap()["id"]
+    let model_update = update_with_model(v, &server, "Tiles now render in 40 ms")["id"]
         .as_str()
         .unwrap()
         .to_string();
