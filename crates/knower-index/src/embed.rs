@@ -10,11 +10,11 @@ use std::path::{Path, PathBuf};
 
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
-use candle_transformers::models::bert::{BertModel, Config};
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 use tokenizers::{Tokenizer, TruncationParams};
 
+use crate::encoder::{Config, Encoder};
 use crate::error::{Error, Result};
 
 /// The three files a model folder must hold.
@@ -126,9 +126,36 @@ fn from_folder(dir: &Path) -> Result<ModelFiles> {
     })
 }
 
+/// candle allocates a new tensor for every operation of a pass, up to a
+/// few megabytes each (a batch's feed-forward activations, its attention
+/// scores). glibc serves blocks that large with a fresh `mmap` and unmaps
+/// them when freed, so every operation page-faulted its memory in anew: a
+/// fifth of an embedding pass was spent in the kernel. Raising the
+/// thresholds keeps those blocks in the heap for the next operation
+/// (BENCHMARKS.md has the figures). Process-wide, so it is set once, by
+/// the first model loaded; the cost is that a process keeps up to a pass's
+/// working set after the pass.
+fn keep_tensors_in_the_heap() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            // 32 MiB is the most glibc accepts on 64-bit systems; a pass's
+            // largest tensor is below 8 MiB (TOKENS_PER_BATCH).
+            // SAFETY: mallopt only changes the allocator's thresholds; it
+            // is thread-safe and any value is valid (an out-of-range one
+            // is refused and ignored).
+            unsafe {
+                libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
+                libc::mallopt(libc::M_TRIM_THRESHOLD, 128 << 20);
+            }
+        });
+    }
+}
+
 /// A loaded model, ready to embed.
 pub struct Embedder {
-    model: BertModel,
+    model: Encoder,
     tokenizer: Tokenizer,
     device: Device,
     pub dims: usize,
@@ -156,6 +183,7 @@ impl Embedder {
                 ..TruncationParams::default()
             }))
             .map_err(|e| broken(format!("tokenizer.json: {e}")))?;
+        keep_tensors_in_the_heap();
         let device = Device::Cpu;
         // SAFETY: the weights file is mapped read-only; Knower never writes
         // it, and a model folder changed underneath a running process is
@@ -168,7 +196,7 @@ impl Embedder {
             )
         }
         .map_err(|e| broken(format!("model.safetensors: {e}")))?;
-        let model = BertModel::load(weights, &config)
+        let model = Encoder::load(weights, &config)
             .map_err(|e| broken(format!("model.safetensors does not fit config.json: {e}")))?;
         let dims = config.hidden_size;
         let embedder = Embedder {
@@ -244,19 +272,20 @@ impl Embedder {
             .max(1);
         let n = batch.len();
         let mut ids = vec![0u32; n * len];
-        let mut mask = vec![0u32; n * len];
+        let mut mask = vec![0f32; n * len];
         for (row, e) in batch.iter().enumerate() {
             for (col, &id) in e.get_ids().iter().enumerate() {
                 ids[row * len + col] = id;
-                mask[row * len + col] = 1;
+                mask[row * len + col] = 1.0;
             }
         }
-        let ids = Tensor::from_vec(ids, (n, len), &self.device)?;
-        let mask = Tensor::from_vec(mask, (n, len), &self.device)?;
-        let types = ids.zeros_like()?;
-        let hidden = self.model.forward(&ids, &types, Some(&mask))?;
+        let lengths: Vec<usize> = batch.iter().map(|e| e.get_ids().len()).collect();
+        let hidden = self
+            .model
+            .forward(&ids, &lengths, &self.device)?
+            .reshape((n, len, ()))?;
+        let mask = Tensor::from_vec(mask, (n, len, 1), &self.device)?;
         // Mean over the real tokens, then unit length.
-        let mask = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
         let summed = hidden.broadcast_mul(&mask)?.sum(1)?;
         let counts = mask.sum(1)?.clamp(1e-9, f32::MAX)?;
         let mean = summed.broadcast_div(&counts)?;

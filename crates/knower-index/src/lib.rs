@@ -10,6 +10,7 @@ mod bm25;
 pub mod chunk;
 pub mod config;
 pub mod embed;
+mod encoder;
 mod error;
 pub mod fusion;
 mod index;

@@ -47,6 +47,62 @@ fn the_real_model_embeds_meaningfully() {
     );
 }
 
+/// Knower runs its own BERT encoder (fused attention and GELU, for speed).
+/// Its vectors must be those of the reference forward pass: these values
+/// are what candle-transformers' `BertModel`, which Knower used before,
+/// gave for the same model, mean-pooled and normalised.
+#[test]
+fn the_encoder_gives_the_reference_vectors() {
+    let files = embed::locate(support::model_dir().to_str().unwrap()).unwrap();
+    let embedder = Embedder::load(&files).unwrap();
+    let reference: [(&str, [f32; 6]); 3] = [
+        (
+            "The cat sits on the mat.",
+            [
+                0.13417715,
+                -0.032900296,
+                -0.024803732,
+                0.041439045,
+                -0.036347672,
+                0.041814208,
+            ],
+        ),
+        (
+            "Booked the flights to Lisbon for the 14th; the hotel is near Alfama.",
+            [
+                0.03179954,
+                0.05368539,
+                -0.030970484,
+                0.07210107,
+                -0.03590477,
+                0.02315662,
+            ],
+        ),
+        (
+            "A much longer passage about renovating the kitchen: the tiles arrived broken, so the contractor will return on Monday with new ones, and the plumber moves the sink two metres to the left.",
+            [
+                -0.0020958034,
+                -0.03329147,
+                0.04765686,
+                -0.03237002,
+                -0.0891945,
+                -0.001505095,
+            ],
+        ),
+    ];
+    let texts: Vec<&str> = reference.iter().map(|(t, _)| *t).collect();
+    let got = embedder.embed(&texts).unwrap();
+    for ((text, want), got) in reference.iter().zip(&got) {
+        for (w, g) in want.iter().zip(got) {
+            assert!(
+                (w - g).abs() < 1e-5,
+                "{text}: {:?} against {want:?}",
+                &got[..6]
+            );
+        }
+    }
+}
+
 fn copy_model(to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for file in MODEL_FILES {
