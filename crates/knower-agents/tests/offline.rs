@@ -1,5 +1,7 @@
 //! The offline engine end to end on a fixture vault.
 
+#[path = "../../knower-index/tests/support/mod.rs"]
+mod model;
 mod support;
 
 use knower_agents::{Attachment, Kind, Outcome, Payload};
@@ -750,4 +752,29 @@ fn confidence_is_a_share_that_does_not_drift_as_the_vault_grows() {
     )
     .unwrap();
     assert_eq!(one_word.destination, None, "{}", one_word.reasoning);
+}
+
+/// With an embedding model at hand, a note that shares no word with any
+/// project but clearly means one is filed there, and says why; without a
+/// model the same note is asked about.
+#[test]
+fn with_a_model_a_note_is_filed_by_its_meaning() {
+    let text = "The courgette plants and lettuce seedlings need fertiliser and more sunlight";
+    let plain = Fixture::new();
+    let report = plain.offline().update(Payload::text(text)).unwrap();
+    assert_eq!(report.outcome, Outcome::Inbox, "{report:?}");
+
+    let model = model::model_dir();
+    let fx = Fixture::with_search_model(model.to_str().unwrap());
+    let report = fx.offline().update(Payload::text(text)).unwrap();
+    assert_eq!(report.outcome, Outcome::Filed, "{report:?}");
+    assert_eq!(report.changed, ["projects/garden/state.md"]);
+    let why = report.reasoning.unwrap();
+    assert!(
+        why.contains("Closest in meaning (cosine to its notes): garden")
+            && why.contains("its meaning does"),
+        "{why}"
+    );
+    let confidence = report.confidence.unwrap();
+    assert!((0.6..=0.85).contains(&confidence), "{confidence}");
 }

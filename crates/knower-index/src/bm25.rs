@@ -423,6 +423,15 @@ impl Bm25 {
         Ok(Some(searcher.search(&q, &DocSetCollector)?))
     }
 
+    /// The documents (one per chunk) of the file at `path`.
+    pub fn docs_of(&self, searcher: &Searcher, path: &str) -> Result<Vec<DocAddress>> {
+        let q = TermQuery::new(
+            Term::from_field_text(self.fields.path, path),
+            IndexRecordOption::Basic,
+        );
+        Ok(searcher.search(&q, &DocSetCollector)?.into_iter().collect())
+    }
+
     pub fn snippets(
         &self,
         searcher: &Searcher,

@@ -490,6 +490,74 @@ impl Index {
         Ok(total)
     }
 
+    /// Whether vectors can be had here without a download: the model is
+    /// loaded, or its files are on this machine.
+    pub fn model_at_hand(&self) -> bool {
+        match self.semantic.get() {
+            Some(loaded) => loaded.is_ok(),
+            None => embed::locate_cached(&self.config.model).is_ok(),
+        }
+    }
+
+    /// How close in meaning `text` is to each file of `paths`: the best
+    /// cosine among its passages, `None` for a file with no indexed text.
+    /// Only these files' passages are embedded when they have no vector
+    /// yet, so a process that never embedded the vault pays for them alone
+    /// (once: the vectors are kept). An error when no model is at hand
+    /// (see [`Index::model_at_hand`]); it never downloads one.
+    pub fn similarity(&self, text: &str, paths: &[&str]) -> Result<Vec<Option<f32>>> {
+        if !self.model_at_hand() {
+            return Err(Error::NoModel(format!(
+                "{} is not on this machine",
+                self.config.model
+            )));
+        }
+        let semantic = self.semantic().map_err(Error::NoModel)?;
+        self.bm25.reload()?;
+        let searcher = self.bm25.searcher();
+        // (which path, its passage's key), and the passages to embed.
+        let mut passages = Vec::new();
+        let mut missing: Vec<(vectors::ChunkKey, String)> = Vec::new();
+        {
+            let mut store = lock(&semantic.store);
+            store.refresh()?;
+            for (i, path) in paths.iter().enumerate() {
+                for doc in self.bm25.docs_of(&searcher, path)? {
+                    let s = self.bm25.stored(&searcher, doc)?;
+                    let body = s.doc_text(self.bm25.fields.body);
+                    let Some(key) = vectors::key(&s.doc_text(self.bm25.fields.chunk_hash)) else {
+                        continue;
+                    };
+                    if body.trim().is_empty() {
+                        continue;
+                    }
+                    if store.row(&key).is_none() && !missing.iter().any(|(k, _)| *k == key) {
+                        missing.push((key, chunk::embedding_text(&s.title, &s.heading, &body)));
+                    }
+                    passages.push((i, key));
+                }
+            }
+        }
+        let mut texts: Vec<&str> = missing.iter().map(|(_, t)| t.as_str()).collect();
+        texts.push(text);
+        let mut vectors = semantic.embedder.embed(&texts)?;
+        let query = vectors.pop().expect("the text was embedded");
+        let items: Vec<(vectors::ChunkKey, Vec<f32>)> =
+            missing.iter().map(|(k, _)| *k).zip(vectors).collect();
+        let mut store = lock(&semantic.store);
+        if !items.is_empty() {
+            store.add(&items)?;
+        }
+        let mut best = vec![None::<f32>; paths.len()];
+        for (i, key) in passages {
+            if let Some(row) = store.row(&key) {
+                let cosine = dot(&query, store.vector(row));
+                best[i] = Some(best[i].map_or(cosine, |b| b.max(cosine)));
+            }
+        }
+        Ok(best)
+    }
+
     fn wake_embedder(&self) {
         let (pending, signal) = &*self.wake;
         *lock(pending) = true;

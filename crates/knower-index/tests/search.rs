@@ -561,3 +561,38 @@ fn a_reranker_has_the_last_word_in_deep_mode() {
     // Its trace still tells where fusion had put it.
     assert!(after.hits[0].explain.as_ref().unwrap().fused < before.hits[0].score);
 }
+
+/// Routing asks how close a note is to a few files: only their passages
+/// are embedded, not the vault, and without a model it is an error, never
+/// a download.
+#[test]
+fn similarity_embeds_only_the_files_it_is_asked_about() {
+    let (_dir, _vault, index) = fixture(no_model().as_str());
+    assert!(!index.model_at_hand());
+    assert!(matches!(
+        index.similarity("a kitten", &["bucket/pets.md"]),
+        Err(Error::NoModel(_))
+    ));
+
+    let model = support::model_dir();
+    let (_dir, _vault, index) = fixture(model.to_str().unwrap());
+    assert!(index.model_at_hand());
+    let all = index.status().unwrap().vectors_pending.unwrap();
+    let got = index
+        .similarity(
+            "A young cat naps on the couch.",
+            &["bucket/pets.md", "bucket/cooking.md", "no/such/file.md"],
+        )
+        .unwrap();
+    let (pets, cooking) = (got[0].unwrap(), got[1].unwrap());
+    assert!(pets > 0.35 && pets > cooking + 0.25, "{got:?}");
+    assert_eq!(got[2], None, "a file that is not indexed has no similarity");
+    // Two files of one passage each were embedded, nothing else.
+    assert_eq!(index.status().unwrap().vectors_pending.unwrap(), all - 2);
+    // Asked again, nothing more is embedded and the answer is the same.
+    let again = index
+        .similarity("A young cat naps on the couch.", &["bucket/pets.md"])
+        .unwrap();
+    assert!((again[0].unwrap() - pets).abs() < 1e-6);
+    assert_eq!(index.status().unwrap().vectors_pending.unwrap(), all - 2);
+}

@@ -375,6 +375,67 @@ fn coverage(vault: &Vault, name: &str, hit_files: &[String], words: &[String]) -
     held as f32 / words.len() as f32
 }
 
+/// How many of a project's notes hit by the search stand for it in
+/// [`meaning`], beside its description and state.
+const MEANING_HITS: usize = 3;
+
+/// How close in meaning the note is to each project, best first: the best
+/// cosine between the note and a passage of the project's description, its
+/// state, or one of the notes of it the search hit first. `None` when no embedding model is
+/// on this machine (routing then goes by words alone); a model that fails
+/// is reported, and routing goes on by words.
+fn meaning(
+    index: &Index,
+    text: &str,
+    projects: &[Project],
+    hit_files: &BTreeMap<String, Vec<String>>,
+    why: &mut Vec<String>,
+) -> Option<Vec<(String, f32)>> {
+    if !index.model_at_hand() {
+        return None;
+    }
+    let mut owner = Vec::new();
+    let mut paths = Vec::new();
+    for (i, p) in projects.iter().enumerate() {
+        let own = ["description.md", "state.md"].map(|f| format!("projects/{}/{f}", p.name));
+        // A few of the notes the search hit, best first: each may need its
+        // vectors computed here when no server has done it yet.
+        let hits = hit_files
+            .get(&p.name)
+            .into_iter()
+            .flatten()
+            .take(MEANING_HITS)
+            .cloned();
+        for path in own.into_iter().chain(hits) {
+            if !paths.contains(&path) {
+                owner.push(i);
+                paths.push(path);
+            }
+        }
+    }
+    let refs: Vec<&str> = paths.iter().map(String::as_str).collect();
+    let cosines = match index.similarity(text, &refs) {
+        Ok(c) => c,
+        Err(e) => {
+            why.push(format!("Meaning was not used: {e}."));
+            return None;
+        }
+    };
+    let mut best = vec![None::<f32>; projects.len()];
+    for (i, cosine) in owner.into_iter().zip(cosines) {
+        if let Some(c) = cosine {
+            best[i] = Some(best[i].map_or(c, |b: f32| b.max(c)));
+        }
+    }
+    let mut out: Vec<(String, f32)> = projects
+        .iter()
+        .zip(best)
+        .filter_map(|(p, b)| Some((p.name.clone(), b?)))
+        .collect();
+    out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    Some(out)
+}
+
 /// A note's content words must be this well explained by a project's notes
 /// for it to be filed there unnamed (a new note brings new words: a quarter
 /// of them already in the project is a good sign)…
@@ -382,6 +443,15 @@ pub const MIN_COVERAGE: f32 = 0.25;
 /// …and this much better than by the runner-up's. Both were chosen on
 /// `notes.tsv` (BENCHMARKS.md), never on the held-out sets.
 pub const MIN_MARGIN: f32 = 0.1;
+
+/// With an embedding model, a note may be filed by meaning alone when its
+/// closest project's notes are at least this close (cosine)…
+pub const MEANING_MIN: f32 = 0.35;
+/// …and this much closer than the runner-up's. The same lead overrules
+/// the words: a note whose words point to one project and whose meaning
+/// clearly to another is asked about. Chosen on `notes.tsv` only, where
+/// no note outside a project came closer than 0.28 to one (BENCHMARKS.md).
+pub const MEANING_MARGIN: f32 = 0.15;
 
 pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
     let kind = kind_of(text);
@@ -537,6 +607,30 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
             .then(score_of(&b.0).total_cmp(&score_of(&a.0)))
     });
     let share_of = |p: &str| covered.iter().find(|c| c.0 == p).map_or(0.0, |c| c.1);
+    let meant = meaning(index, text, &projects, &hit_files, &mut why);
+    if let Some(m) = meant.as_ref().filter(|m| !m.is_empty()) {
+        why.push(format!(
+            "Closest in meaning (cosine to its notes): {}.",
+            m.iter()
+                .take(3)
+                .map(|(p, c)| format!("{p} {c:.2}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    let meaning_of = |p: &str| {
+        meant
+            .as_ref()
+            .and_then(|m| m.iter().find(|c| c.0 == p))
+            .map_or(0.0, |c| c.1)
+    };
+    // The project the meaning clearly points to, with its cosine, the
+    // runner-up's, and the runner-up.
+    let clear_meaning = meant.as_ref().and_then(|m| {
+        let (top, m1) = m.first()?;
+        let (next, m2) = m.get(1).map_or(("none", 0.0), |(p, c)| (p.as_str(), *c));
+        (*m1 >= MEANING_MIN && m1 - m2 >= MEANING_MARGIN).then(|| (top.clone(), *m1, m2, next))
+    });
     let percent = |x: f32| format!("{:.0}%", 100.0 * x);
 
     // Rule 2: named projects.
@@ -602,16 +696,40 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
     );
     if c1 >= MIN_COVERAGE && c1 - c2 >= MIN_MARGIN {
         let best = covered[0].0.clone();
-        let confidence = 0.5 + 0.45 * c1 * ((c1 - c2) / 0.5).min(1.0);
-        why.push(format!(
-            "Filed in {best}: its notes hold {} of these words{}.",
+        let mut confidence = 0.5 + 0.45 * c1 * ((c1 - c2) / 0.5).min(1.0);
+        let held = format!(
+            "{} of these words{}",
             percent(c1),
             match covered.get(1) {
                 Some((other, c2)) => format!(", {other}'s {}", percent(*c2)),
                 None => ", and no other project's notes hold any".into(),
             }
-        ));
+        );
+        match &clear_meaning {
+            Some((top, m1, _, _)) if *top != best => {
+                why.push(format!(
+                    "Its words point to {best} (its notes hold {held}), but its meaning is closer to {top}'s notes (cosine {m1:.2} against {:.2}), so I cannot tell which it is about.",
+                    meaning_of(&best)
+                ));
+                return Ok(inbox(kind, why, options));
+            }
+            Some(_) => {
+                confidence = (confidence + 0.1).min(0.97);
+                why.push(format!(
+                    "Filed in {best}: its notes hold {held}, and they are the closest in meaning."
+                ));
+            }
+            None => why.push(format!("Filed in {best}: its notes hold {held}.")),
+        }
         return Ok(decided(&best, confidence, why));
+    }
+    // The words do not decide; a clear meaning does.
+    if let Some((top, m1, m2, next)) = &clear_meaning {
+        let confidence = (0.6 + 0.5 * (m1 - m2)).min(0.85);
+        why.push(format!(
+            "Its words do not decide, but its meaning does: cosine {m1:.2} to {top}'s notes, {m2:.2} to the next ({next}). Filed in {top}."
+        ));
+        return Ok(decided(top, confidence, why));
     }
     // Why no project was chosen, in the user's terms.
     let weak_match = || match (c1, scored.is_empty()) {

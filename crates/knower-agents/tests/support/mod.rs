@@ -42,9 +42,22 @@ pub const NOTES: &[(&str, &str)] = &[
 
 impl Fixture {
     pub fn new() -> Fixture {
+        Fixture::with_search_model("/nonexistent/model")
+    }
+
+    /// The fixture with `[search] model` set: a folder holding an
+    /// embedding model lets the offline engine route by meaning.
+    pub fn with_search_model(model: &str) -> Fixture {
         let dir = tempfile::tempdir().unwrap();
         let author = Author::new("test", "fixture");
         let (vault, _) = Vault::init(dir.path(), &author).unwrap();
+        vault
+            .write(
+                "knower.toml",
+                &format!("[search]\nmodel = {model:?}\n"),
+                &author,
+            )
+            .unwrap();
         for (path, text) in NOTES {
             vault.write(path, text, &author).unwrap();
         }
