@@ -22,6 +22,11 @@
 //!    more counts as none). The best wins with at least [`MIN_COVERAGE`]
 //!    and [`MIN_MARGIN`] over the runner-up. Shares, not scores: confidence
 //!    does not drift as the vault grows, and a runner-up with nothing is 0.
+//!    **By meaning**, when an embedding model is on the machine: the text's
+//!    cosine to each project's description, state and best search hits
+//!    ([`meaning`]). A project at least [`MEANING_MIN`] close and
+//!    [`MEANING_MARGIN`] ahead files a text the words cannot place, and
+//!    sends to the inbox a text whose words point to another project.
 //! 5. **No project.** A preference goes to `profile.md`, a task to the
 //!    global `tasks.md`; anything else, or two projects too close to call,
 //!    goes to the inbox with the shares and scores as the reasoning.
