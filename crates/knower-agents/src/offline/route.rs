@@ -5,7 +5,8 @@
 //! 1. **Kind.** A *task* starts like one (`todo`, `- [ ]`, `remember to`,
 //!    `need to`, an imperative such as `buy`, `call`, `fix`…). An *event*
 //!    reports something that happened or was decided (`decided`,
-//!    `shipped`, `released`, `met with`…). A *preference* is about the user
+//!    `shipped`, `released`, `met with`…, or it opens with a past tense:
+//!    `recorded…`, `we sang…`). A *preference* is about the user
 //!    (`I prefer`, `always use`, `call me`…, and first-person facts: `my
 //!    sister…`, `I work…`). Anything else is a *note*.
 //! 2. **Too little to go on.** Text that points at what it does not say
@@ -144,7 +145,83 @@ const TASK_STARTS: &[&str] = &[
     "plant ",
     "sign ",
     "register ",
+    "reserve ",
+    "rent ",
+    "hire ",
+    "bring ",
+    "take ",
+    "share ",
+    "upload ",
+    "download ",
+    "refill ",
+    "tidy ",
+    "wash ",
+    "measure ",
+    "compare ",
+    "look up ",
+    "look into ",
+    "find out ",
+    "figure out ",
+    "sort out ",
+    "practise ",
+    "rehearse ",
+    "pack ",
+    "invite ",
+    "thank ",
+    "apply for ",
+    "request ",
+    "rebook ",
+    "reschedule ",
+    "fill in ",
+    "fill out ",
+    "hand in ",
+    "drop off ",
+    "tell ",
+    "ping ",
+    "phone ",
+    "cook ",
+    "bake ",
+    "decide ",
+    "organise ",
+    "organize ",
 ];
+/// Past tenses that do not end in "-ed" (an update that starts with one, or
+/// with "we"/"they" and one, reports something that happened).
+const IRREGULAR_PAST: &str = "sang went got made wrote built sold took gave found met ran began \
+    won lost sent spent left came saw told held chose drove flew grew heard kept knew led put \
+    said shot spoke stood taught threw broke fell felt brought caught fought sought dug hung \
+    rode rose sat slept swam tore woke wore";
+/// Words ending in "-ed" that are not past tenses.
+const NOT_PAST: &str = "need bed red shed seed feed speed weed breed proceed exceed succeed \
+    embed hundred sacred naked wicked";
+/// A first word in "-ed" reports the past when what follows is its object
+/// ("recorded the intro", "finished two chapters"); before a bare noun it
+/// is as often an adjective ("inverted index compression…").
+const OBJECT_STARTS: &str = "the a an our my his her their its your this that these those some \
+    all both two three four five six seven eight nine ten";
+
+/// Whether `first` (the text, lower-case, from its first word) reports
+/// something that happened: "we" or "they" and a past tense ("we recorded
+/// the vocals…"), an irregular past ("sang three carols…"), or a past tense
+/// in "-ed" and its object ("recorded the intro…").
+fn reports_the_past(first: &str) -> bool {
+    let mut words = first
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty());
+    let mut verb = words.next().unwrap_or_default();
+    let subject = verb == "we" || verb == "they";
+    if subject {
+        verb = words.next().unwrap_or_default();
+    }
+    let next = words.next().unwrap_or_default();
+    let listed = |list: &str, w: &str| list.split_whitespace().any(|l| l == w);
+    if listed(IRREGULAR_PAST, verb) {
+        return true;
+    }
+    let past = verb.len() >= 5 && verb.ends_with("ed") && !listed(NOT_PAST, verb);
+    past && (subject || listed(OBJECT_STARTS, next))
+}
+
 /// Said of the user directly: a preference even when a task word starts it.
 const ABOUT_ME: &[&str] = &["call me ", "my name is", "i am called"];
 /// How a fact about the user, or the people in their life, begins ("my
@@ -277,7 +354,7 @@ pub fn kind_of(text: &str) -> Kind {
         Kind::Preference
     } else if TASK_STARTS.iter().any(|s| first.starts_with(s)) {
         Kind::Task
-    } else if EVENT_WORDS.iter().any(|w| contains_words(&lower, w)) {
+    } else if EVENT_WORDS.iter().any(|w| contains_words(&lower, w)) || reports_the_past(first) {
         Kind::Event
     } else if PREFERENCE_WORDS.iter().any(|w| lower.contains(w))
         || FIRST_PERSON.iter().any(|s| first.starts_with(s))
@@ -908,6 +985,15 @@ mod tests {
             ("I prefer answers in French", Kind::Preference),
             ("The API has three endpoints", Kind::Note),
             ("the redecided field", Kind::Note),
+            ("Reserve a table for four", Kind::Task),
+            ("Recorded the second take of the intro", Kind::Event),
+            ("We sang three carols at the market", Kind::Event),
+            ("They moved the deadline to May", Kind::Event),
+            ("Interested in learning the cello", Kind::Note),
+            ("Based on the survey, the layout works", Kind::Note),
+            ("Inverted index compression gives a speedup", Kind::Note),
+            ("Speed matters more than size here", Kind::Note),
+            ("I grew up in Porto", Kind::Preference),
         ] {
             assert_eq!(kind_of(text), kind, "{text}");
         }
