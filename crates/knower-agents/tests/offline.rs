@@ -778,3 +778,44 @@ fn with_a_model_a_note_is_filed_by_its_meaning() {
     let confidence = report.confidence.unwrap();
     assert!((0.6..=0.85).contains(&confidence), "{confidence}");
 }
+
+/// Words and meaning disagreeing clearly is a reason to ask: the words of
+/// this note lean to atlas (tiles, cluster, API), its meaning to the garden.
+#[test]
+fn with_a_model_words_and_meaning_that_disagree_go_to_the_inbox() {
+    let text = "Tiles of beans and tomatoes: the compost cluster needs a new API";
+    let plain = Fixture::new();
+    let words_only = knower_agents::route(&plain.vault, &plain.index, text).unwrap();
+    assert_eq!(
+        words_only.destination.as_deref(),
+        Some("projects/atlas/state.md"),
+        "{}",
+        words_only.reasoning
+    );
+
+    let model = model::model_dir();
+    let fx = Fixture::with_search_model(model.to_str().unwrap());
+    let decision = knower_agents::route(&fx.vault, &fx.index, text).unwrap();
+    assert_eq!(decision.destination, None, "{}", decision.reasoning);
+    assert!(
+        decision
+            .reasoning
+            .contains("Its words point to atlas (its notes hold 57% of these words")
+            && decision
+                .reasoning
+                .contains("but its meaning is closer to garden's notes"),
+        "{}",
+        decision.reasoning
+    );
+    // Both are offered as answers.
+    let offered: Vec<&str> = decision
+        .choices
+        .iter()
+        .map(|c| c.destination.as_str())
+        .collect();
+    assert!(
+        offered.contains(&"projects/atlas/state.md")
+            && offered.contains(&"projects/garden/state.md"),
+        "{offered:?}"
+    );
+}
