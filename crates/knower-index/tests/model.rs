@@ -156,4 +156,28 @@ fn missing_or_broken_model_folders_are_clear_errors() {
         .replace("\"hidden_size\": 384", "\"hidden_size\": 512");
     std::fs::write(dir.join("config.json"), config).unwrap();
     assert!(load_error(&dir).contains("model.safetensors"));
+
+    // What the encoder does not implement is refused, not run wrongly.
+    let with = |from: &str, to: &str| {
+        copy_model(&dir);
+        let config = std::fs::read_to_string(dir.join("config.json")).unwrap();
+        assert!(config.contains(from), "the model's config.json has {from}");
+        std::fs::write(dir.join("config.json"), config.replace(from, to)).unwrap();
+        load_error(&dir)
+    };
+    let relative = with(
+        "\"position_embedding_type\": \"absolute\"",
+        "\"position_embedding_type\": \"relative_key\"",
+    );
+    assert!(
+        relative.contains("relative_key is not supported"),
+        "{relative}"
+    );
+    let silu = with("\"hidden_act\": \"gelu\"", "\"hidden_act\": \"silu\"");
+    assert!(
+        silu.contains("not a BERT configuration") && silu.contains("silu"),
+        "{silu}"
+    );
+    let heads = with("\"num_attention_heads\": 12", "\"num_attention_heads\": 7");
+    assert!(heads.contains("not a multiple of 7 heads"), "{heads}");
 }
