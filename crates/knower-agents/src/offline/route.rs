@@ -19,8 +19,8 @@
 //!    several are named, the one whose notes explain the text best wins.
 //! 4. **Project by content.** Otherwise the text is searched (BM25) for
 //!    candidates, and each candidate's *coverage* is the share of the
-//!    text's content words its notes hold (one shared word of three or
-//!    more counts as none). The best wins with at least [`MIN_COVERAGE`]
+//!    text's content words its notes hold (a single shared word counts as
+//!    none). The best wins with at least [`MIN_COVERAGE`]
 //!    and [`MIN_MARGIN`] over the runner-up. Shares, not scores: confidence
 //!    does not drift as the vault grows, and a runner-up with nothing is 0.
 //!    **By meaning**, when an embedding model is on the machine: the text's
@@ -450,8 +450,9 @@ fn coverage(vault: &Vault, name: &str, hit_files: &[String], words: &[String]) -
         }
     }
     let held = words.iter().filter(|w| known.contains(*w)).count();
-    // One shared word is a coincidence when the note has several.
-    if held < 2 && words.len() >= 3 {
+    // One shared word is a coincidence, however short the note: "same
+    // plan as before" is not about the project that mentions a plan.
+    if held < 2 {
         return 0.0;
     }
     held as f32 / words.len() as f32
