@@ -174,6 +174,9 @@ impl Embedder {
                 .map_err(|e| broken(format!("config.json: {e}")))?,
         )
         .map_err(|e| broken(format!("config.json is not a BERT configuration: {e}")))?;
+        config
+            .check()
+            .map_err(|e| broken(format!("config.json: {e}")))?;
         let mut tokenizer = Tokenizer::from_file(dir.join("tokenizer.json"))
             .map_err(|e| broken(format!("tokenizer.json: {e}")))?;
         tokenizer.with_padding(None);

@@ -44,6 +44,29 @@ pub struct Config {
     pub model_type: Option<String>,
 }
 
+impl Config {
+    /// What the encoder does not implement, refused before any weight is
+    /// read: it would otherwise give wrong vectors, or fail obscurely.
+    pub fn check(&self) -> std::result::Result<(), String> {
+        if let Some(kind) = self
+            .position_embedding_type
+            .as_deref()
+            .filter(|k| *k != "absolute")
+        {
+            return Err(format!(
+                "position_embedding_type {kind} is not supported (absolute only)"
+            ));
+        }
+        let (width, heads) = (self.hidden_size, self.num_attention_heads);
+        if heads == 0 || !width.is_multiple_of(heads) {
+            return Err(format!(
+                "hidden_size {width} is not a multiple of {heads} heads"
+            ));
+        }
+        Ok(())
+    }
+}
+
 fn default_activation() -> Activation {
     Activation::Gelu
 }
@@ -146,13 +169,7 @@ impl Encoder {
     /// Loads the weights a `BertModel` checkpoint holds, at the top level
     /// or under its `model_type` (`bert.`), as exported checkpoints vary.
     pub fn load(vb: VarBuilder, config: &Config) -> Result<Encoder> {
-        if let Some(kind) = config
-            .position_embedding_type
-            .as_deref()
-            .filter(|k| *k != "absolute")
-        {
-            candle_core::bail!("position_embedding_type {kind} is not supported (absolute only)");
-        }
+        config.check().map_err(candle_core::Error::msg)?;
         match Encoder::load_at(&vb, config) {
             Ok(encoder) => Ok(encoder),
             Err(first) => match &config.model_type {
@@ -165,9 +182,6 @@ impl Encoder {
     fn load_at(vb: &VarBuilder, config: &Config) -> Result<Encoder> {
         let width = config.hidden_size;
         let heads = config.num_attention_heads;
-        if heads == 0 || !width.is_multiple_of(heads) {
-            candle_core::bail!("hidden_size {width} is not a multiple of {heads} heads");
-        }
         let head_width = width / heads;
         let eps = config.layer_norm_eps;
         let e = vb.pp("embeddings");

@@ -153,7 +153,7 @@ fn missing_or_broken_model_folders_are_clear_errors() {
     copy_model(&dir);
     let config = std::fs::read_to_string(dir.join("config.json"))
         .unwrap()
-        .replace("\"hidden_size\": 384", "\"hidden_size\": 512");
+        .replace("\"hidden_size\": 384", "\"hidden_size\": 768");
     std::fs::write(dir.join("config.json"), config).unwrap();
     assert!(load_error(&dir).contains("model.safetensors"));
 
@@ -179,5 +179,8 @@ fn missing_or_broken_model_folders_are_clear_errors() {
         "{silu}"
     );
     let heads = with("\"num_attention_heads\": 12", "\"num_attention_heads\": 7");
-    assert!(heads.contains("not a multiple of 7 heads"), "{heads}");
+    assert!(
+        heads.contains("config.json: hidden_size 384 is not a multiple of 7 heads"),
+        "{heads}"
+    );
 }
