@@ -464,9 +464,9 @@ const MEANING_HITS: usize = 3;
 
 /// How close in meaning the note is to each project, best first: the best
 /// cosine between the note and a passage of the project's description, its
-/// state, or one of the notes of it the search hit first. `None` when no embedding model is
-/// on this machine (routing then goes by words alone); a model that fails
-/// is reported, and routing goes on by words.
+/// state, or one of its notes the search hit first. `None` when no
+/// embedding model is on this machine (routing then goes by words alone);
+/// a model that fails is reported, and routing goes on by words.
 fn meaning(
     index: &Index,
     text: &str,
