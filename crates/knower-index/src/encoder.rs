@@ -147,6 +147,8 @@ struct Layer {
     attention_out: Linear,
     attention_norm: LayerNorm,
     up: Linear,
+    /// `up`'s bias as the fused GELU reads it, copied out once at load.
+    up_bias: Vec<f32>,
     down: Linear,
     output_norm: LayerNorm,
 }
@@ -208,11 +210,13 @@ impl Encoder {
                 Tensor::cat(&[&(qw * scale)?, &kw, &vw], 0)?,
                 Tensor::cat(&[&(qb * scale)?, &kb, &vb_], 0)?,
             )?;
+            let up = Linear::load(&l, "intermediate.dense", width, config.intermediate_size)?;
             layers.push(Layer {
                 qkv,
                 attention_out: Linear::load(&l, "attention.output.dense", width, width)?,
                 attention_norm: LayerNorm::load(&l, "attention.output.LayerNorm", width, eps)?,
-                up: Linear::load(&l, "intermediate.dense", width, config.intermediate_size)?,
+                up_bias: up.bias.to_vec1::<f32>()?,
+                up,
                 down: Linear::load(&l, "output.dense", config.intermediate_size, width)?,
                 output_norm: LayerNorm::load(&l, "output.LayerNorm", width, eps)?,
             });
@@ -284,10 +288,7 @@ impl Encoder {
         };
         let (q, k, v) = (part(0)?, part(1)?, part(2)?);
         let scores = q.matmul(&k.t()?)?;
-        let weights = scores.apply_op1_no_bwd(&MaskedSoftmax {
-            lengths: lengths.to_vec(),
-            heads,
-        })?;
+        let weights = scores.apply_op1_no_bwd(&MaskedSoftmax { lengths, heads })?;
         let mixed = weights
             .matmul(&v)?
             .transpose(1, 2)?
@@ -299,7 +300,7 @@ impl Encoder {
         let hidden = layer.up.product(&x)?;
         let hidden = match self.activation {
             Activation::Gelu => hidden.apply_op1_no_bwd(&BiasGelu {
-                bias: layer.up.bias.to_vec1::<f32>()?,
+                bias: &layer.up_bias,
             })?,
             Activation::GeluApproximate => hidden.broadcast_add(&layer.up.bias)?.gelu()?,
             Activation::Relu => hidden.broadcast_add(&layer.up.bias)?.relu()?,
@@ -321,12 +322,12 @@ fn contiguous_f32<'a>(op: &str, storage: &'a CpuStorage, layout: &Layout) -> Res
 /// Softmax over the last dimension of `(texts, heads, length, length)`
 /// scores, where keys past a text's own length are padding: they get
 /// weight 0, in the same pass.
-struct MaskedSoftmax {
-    lengths: Vec<usize>,
+struct MaskedSoftmax<'a> {
+    lengths: &'a [usize],
     heads: usize,
 }
 
-impl CustomOp1 for MaskedSoftmax {
+impl CustomOp1 for MaskedSoftmax<'_> {
     fn name(&self) -> &'static str {
         "masked-softmax"
     }
@@ -360,11 +361,11 @@ impl CustomOp1 for MaskedSoftmax {
 
 /// `gelu(x + bias)` over the rows of a `(tokens, width)` matrix, GELU
 /// being the erf form BERT was trained with.
-struct BiasGelu {
-    bias: Vec<f32>,
+struct BiasGelu<'a> {
+    bias: &'a [f32],
 }
 
-impl CustomOp1 for BiasGelu {
+impl CustomOp1 for BiasGelu<'_> {
     fn name(&self) -> &'static str {
         "bias-gelu"
     }
@@ -377,7 +378,7 @@ impl CustomOp1 for BiasGelu {
         }
         let mut out = vec![0f32; x.len()];
         for (src, dst) in x.chunks_exact(width).zip(out.chunks_exact_mut(width)) {
-            for ((d, &s), &b) in dst.iter_mut().zip(src).zip(&self.bias) {
+            for ((d, &s), &b) in dst.iter_mut().zip(src).zip(self.bias) {
                 let v = s + b;
                 *d = 0.5 * v * (1.0 + erf(v * std::f32::consts::FRAC_1_SQRT_2));
             }
@@ -449,7 +450,7 @@ mod tests {
         let t = Tensor::from_vec(scores.clone(), (2, 1, 3, 3), &Device::Cpu).unwrap();
         let out = t
             .apply_op1_no_bwd(&MaskedSoftmax {
-                lengths: vec![3, 1],
+                lengths: &[3, 1],
                 heads: 1,
             })
             .unwrap()
