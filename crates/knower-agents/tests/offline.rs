@@ -117,7 +117,7 @@ fn an_ambiguous_note_waits_in_the_inbox_with_reasoning_and_a_reply_files_it() {
         item.options
     );
     assert!(
-        item.review.contains("Several projects are named"),
+        item.review.contains("It names several projects"),
         "{}",
         item.review
     );
@@ -754,12 +754,59 @@ fn confidence_is_a_share_that_does_not_drift_as_the_vault_grows() {
     assert_eq!(one_word.destination, None, "{}", one_word.reasoning);
 }
 
+/// A word only one project's notes hold places a note there, at the
+/// lowest confidence of a filing; the same kind of word held by two
+/// projects places it nowhere, and a task whose words two projects share
+/// is asked about rather than put on the global list.
+#[test]
+fn a_word_only_one_project_holds_files_the_note_there() {
+    let fx = Fixture::new();
+    let sole = knower_agents::route(
+        &fx.vault,
+        &fx.index,
+        "Upgraded the Postgres replicas overnight",
+    )
+    .unwrap();
+    assert_eq!(
+        sole.destination.as_deref(),
+        Some("projects/atlas/changelog.md"),
+        "{}",
+        sole.reasoning
+    );
+    assert!(
+        sole.reasoning
+            .contains("no other project's notes share any of its words, and atlas's hold postgr"),
+        "{}",
+        sole.reasoning
+    );
+    assert!((0.6..0.7).contains(&sole.confidence), "{}", sole.confidence);
+
+    // "compost" is the garden's, "Postgres" atlas's: one word each.
+    let spread = "Order compost and a Postgres book before the weekend";
+    let task = knower_agents::route(&fx.vault, &fx.index, spread).unwrap();
+    assert_eq!(task.destination, None, "{}", task.reasoning);
+    assert!(
+        task.reasoning.contains("spread over several projects"),
+        "{}",
+        task.reasoning
+    );
+    // A task no project has a word of still goes to the global list.
+    let errand =
+        knower_agents::route(&fx.vault, &fx.index, "Order a birthday cake for Sam").unwrap();
+    assert_eq!(
+        errand.destination.as_deref(),
+        Some("tasks.md"),
+        "{}",
+        errand.reasoning
+    );
+}
+
 /// With an embedding model at hand, a note that shares no word with any
 /// project but clearly means one is filed there, and says why; without a
 /// model the same note is asked about.
 #[test]
 fn with_a_model_a_note_is_filed_by_its_meaning() {
-    let text = "The courgette plants and lettuce seedlings need fertiliser and more sunlight";
+    let text = "The courgettes and lettuce seedlings need fertiliser and more sunlight";
     let plain = Fixture::new();
     let report = plain.offline().update(Payload::text(text)).unwrap();
     assert_eq!(report.outcome, Outcome::Inbox, "{report:?}");
@@ -780,10 +827,10 @@ fn with_a_model_a_note_is_filed_by_its_meaning() {
 }
 
 /// Words and meaning disagreeing clearly is a reason to ask: the words of
-/// this note lean to atlas (tiles, cluster, API), its meaning to the garden.
+/// this note lean to atlas (tiles, cluster, runs, API), its meaning to the garden.
 #[test]
 fn with_a_model_words_and_meaning_that_disagree_go_to_the_inbox() {
-    let text = "Tiles of beans and tomatoes: the compost cluster needs a new API";
+    let text = "Tiles of beans and tomatoes: the compost cluster runs an API";
     let plain = Fixture::new();
     let words_only = knower_agents::route(&plain.vault, &plain.index, text).unwrap();
     assert_eq!(
@@ -817,5 +864,33 @@ fn with_a_model_words_and_meaning_that_disagree_go_to_the_inbox() {
         offered.contains(&"projects/atlas/state.md")
             && offered.contains(&"projects/garden/state.md"),
         "{offered:?}"
+    );
+}
+
+/// A word only one project holds does not file a note whose meaning is
+/// clearly another project's: "cluster" is atlas's word, the seedlings
+/// are the garden's.
+#[test]
+fn with_a_model_a_sole_word_against_the_meaning_goes_to_the_inbox() {
+    let text = "A cluster of lettuce seedlings wilted in the heat and needs shade";
+    let plain = Fixture::new();
+    let words_only = knower_agents::route(&plain.vault, &plain.index, text).unwrap();
+    assert_eq!(
+        words_only.destination.as_deref(),
+        Some("projects/atlas/state.md"),
+        "{}",
+        words_only.reasoning
+    );
+
+    let model = model::model_dir();
+    let fx = Fixture::with_search_model(model.to_str().unwrap());
+    let decision = knower_agents::route(&fx.vault, &fx.index, text).unwrap();
+    assert_eq!(decision.destination, None, "{}", decision.reasoning);
+    assert!(
+        decision.reasoning.contains(
+            "Only atlas's notes share words of it (cluster), but its meaning is closer to garden's notes"
+        ),
+        "{}",
+        decision.reasoning
     );
 }

@@ -237,7 +237,12 @@ impl<S: TokenStream> TokenStream for StemWordsStream<S> {
 
 /// The analyzer's output for `text`: (term, position, is_compound).
 pub fn terms(text: &str) -> Vec<(String, usize, bool)> {
-    let mut analyzer = analyzer();
+    terms_with(text, CaseParts::All)
+}
+
+/// [`terms`], with mixed-case words treated as `case_parts` says.
+pub fn terms_with(text: &str, case_parts: CaseParts) -> Vec<(String, usize, bool)> {
+    let mut analyzer = analyzer_with(case_parts);
     let mut stream = analyzer.token_stream(text);
     let mut out = Vec::new();
     while stream.advance() {

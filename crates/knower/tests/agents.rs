@@ -70,7 +70,7 @@ fn offline_update_inbox_reply_and_ask() {
     assert_eq!(json(v, &["inbox", "show", &code])["id"], id.as_str());
     let review = ok(v, &["inbox", "show", &id]);
     assert!(
-        review.contains("## Why it is here") && review.contains("Several projects are named"),
+        review.contains("## Why it is here") && review.contains("It names several projects"),
         "{review}"
     );
 

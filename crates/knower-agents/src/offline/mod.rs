@@ -9,13 +9,31 @@ mod update;
 
 pub use answer::{answer, answer_without};
 
+use knower_index::analyzer::CaseParts;
+
 /// The words of `text` as the index sees them: stop words dropped, the
 /// rest stemmed (book, booked, booking are one), sorted and unique. What
 /// routing and answers compare, so they agree with search.
 pub(crate) fn index_words(text: &str) -> Vec<String> {
-    let mut words: Vec<String> = knower_index::analyzer::terms(text)
+    words_of(text, CaseParts::All)
+}
+
+/// [`index_words`], with a mixed-case word kept whole: what a text is
+/// about for routing, where "PostGIS" in a project's notes must not make
+/// it the home of every note that says "post".
+pub(crate) fn whole_words(text: &str) -> Vec<String> {
+    words_of(text, CaseParts::Whole)
+}
+
+fn words_of(text: &str, case_parts: CaseParts) -> Vec<String> {
+    let mut words: Vec<String> = knower_index::analyzer::terms_with(text, case_parts)
         .into_iter()
-        .filter(|(_, _, compound)| !compound)
+        // A compound of joined pieces (`parse_config`) is left to its
+        // pieces; a mixed-case word kept whole is a word.
+        .filter(|(term, _, compound)| {
+            !compound
+                || case_parts == CaseParts::Whole && !term.contains(['_', '.', '-', '/', ':', '@'])
+        })
         .map(|(term, _, _)| term)
         .collect();
     words.sort();
@@ -23,3 +41,20 @@ pub(crate) fn index_words(text: &str) -> Vec<String> {
     words
 }
 pub use route::{Answered, Decision, Kind, kind_of, read_answer, route};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routing_keeps_a_mixed_case_word_whole() {
+        let words = whole_words("PostGIS and parse_config");
+        assert!(words.contains(&"postgis".to_string()), "{words:?}");
+        for part in ["post", "gis", "parse_config"] {
+            assert!(!words.contains(&part.to_string()), "{part}: {words:?}");
+        }
+        assert!(words.contains(&"config".to_string()), "{words:?}");
+        // Search's view splits it, so a question meets both forms.
+        assert!(index_words("PostGIS").contains(&"post".to_string()));
+    }
+}

@@ -10,13 +10,15 @@
 //!    (`I prefer`, `always use`, `call me`…, and first-person facts: `my
 //!    sister…`, `I work…`). Anything else is a *note*.
 //! 2. **Too little to go on.** Text that points at what it does not say
-//!    (`the same as last time`) or has no content word once vague words,
-//!    times and any-task verbs are set aside ([`content_words`]) goes to the
-//!    inbox, whatever its words match.
+//!    (`the same as last time`, `as we discussed`) or has no content word
+//!    once vague words, times, any-task verbs and everyday words (`plan`,
+//!    `idea`, `new`) are set aside ([`content_words`]) goes to the inbox,
+//!    whatever its words match.
 //! 3. **Project named.** A project whose folder name (or title, or an
 //!    `aliases` entry of its description.md) appears in the text is the
-//!    project, unless the text's words clearly belong to another one. If
-//!    several are named, the one whose notes explain the text best wins.
+//!    project, unless the text's words clearly belong to another one. A
+//!    text that names several projects is about them together and goes to
+//!    the inbox.
 //! 4. **Project by content.** Otherwise the text is searched (BM25) for
 //!    candidates, and each candidate's *coverage* is the share of the
 //!    text's content words its notes hold (a single shared word counts as
@@ -28,9 +30,15 @@
 //!    ([`meaning`]). A project at least [`MEANING_MIN`] close and
 //!    [`MEANING_MARGIN`] ahead files a text the words cannot place, and
 //!    sends to the inbox a text whose words point to another project.
-//! 5. **No project.** A preference goes to `profile.md`, a task to the
-//!    global `tasks.md`; anything else, or two projects too close to call,
-//!    goes to the inbox with the shares and scores as the reasoning.
+//!    **Sole holder**: when the words and the meaning do not decide, a
+//!    project whose notes alone hold any of the text's words gets it at
+//!    [`SOLE_HOLDER_CONFIDENCE`] ("NAS" in a note, only the home server's
+//!    notes say NAS) — unless the meaning points elsewhere.
+//! 5. **No project.** A preference goes to `profile.md`; a task no
+//!    project's notes have a word of goes to the global `tasks.md`;
+//!    anything else — words spread over several projects, two projects
+//!    too close to call — goes to the inbox with the shares and scores as
+//!    the reasoning.
 //!
 //! Inside a project, tasks go to `tasks.md`, events to `changelog.md`,
 //! notes and preferences to `state.md`.
@@ -41,7 +49,7 @@ use knower_index::{Index, Mode, SearchOptions};
 use knower_vault::{EntryKind, Vault, frontmatter};
 use serde_json::Value;
 
-use super::index_words;
+use super::whole_words;
 use crate::error::Result;
 use crate::inbox::Choice;
 
@@ -187,7 +195,7 @@ const TASK_STARTS: &[&str] = &[
 ];
 /// Past tenses that do not end in "-ed" (an update that starts with one, or
 /// with "we"/"they" and one, reports something that happened).
-const IRREGULAR_PAST: &str = "sang went got made wrote built sold took gave found met ran began \
+const IRREGULAR_PAST: &str = "had sang went got made wrote built sold took gave found met ran began \
     won lost sent spent left came saw told held chose drove flew grew heard kept knew led put \
     said shot spoke stood taught threw broke fell felt brought caught fought sought dug hung \
     rode rose sat slept swam tore woke wore";
@@ -305,15 +313,23 @@ const PREFERENCE_WORDS: &[&str] = &[
 ];
 
 /// Words that say nothing of what a note is about: vague nouns, times,
-/// and the verbs of a task that could be any task ("call someone about the
-/// thing", "check on it again next week").
+/// the verbs of a task that could be any task ("call someone about the
+/// thing", "check on it again next week"), and the everyday words any
+/// project's notes use ("plan", "idea", "find", "new"), which would
+/// otherwise tie a note to whichever project happened to use them first.
 const VAGUE: &str = "thing things stuff someone somebody something anyone anybody anything \
     everything everyone whatever one ones other others it them they this that these those \
     week weeks tomorrow today tonight yesterday later soon next last time again morning \
     evening weekend monday tuesday wednesday thursday friday saturday sunday \
     january february march april may june july august september october november december \
     call check do see look talk discuss ask let lets go get make think sort handle deal \
-    follow remind remember need needs want please maybe same like also";
+    follow remind remember need needs want please maybe same like also \
+    day days month months year years hour hours holiday holidays someday sometime now \
+    idea ideas plan plans point points way ways part parts kind lot lots bit place list \
+    item items option options question questions page pages \
+    find start finish use try keep put give take come back move say tell know mean seem \
+    new old good bad big small great nice interesting important first last little much \
+    many well really still just even probably actually especially";
 
 /// Phrases that point at something the text does not say.
 const REFERENTIAL: &[&str] = &[
@@ -326,8 +342,11 @@ const REFERENTIAL: &[&str] = &[
     "the other one",
     "that one",
     "as discussed",
+    "as we discussed",
     "as we said",
+    "like we said",
     "as agreed",
+    "as we agreed",
 ];
 
 /// The words of `text` that say what it is about: the index's terms (stop
@@ -335,8 +354,8 @@ const REFERENTIAL: &[&str] = &[
 pub(crate) fn content_words(text: &str) -> Vec<String> {
     static VAGUE_TERMS: std::sync::OnceLock<std::collections::HashSet<String>> =
         std::sync::OnceLock::new();
-    let vague = VAGUE_TERMS.get_or_init(|| index_words(VAGUE).into_iter().collect());
-    let mut words = index_words(text);
+    let vague = VAGUE_TERMS.get_or_init(|| whole_words(VAGUE).into_iter().collect());
+    let mut words = whole_words(text);
     words.retain(|t| !vague.contains(t) && !t.chars().all(|c| c.is_ascii_digit()));
     words
 }
@@ -430,14 +449,14 @@ fn keywords(text: &str) -> String {
         .join(" ")
 }
 
-/// The share of `words` found in project `name`'s notes: its name, its
+/// What project `name`'s notes hold of `words`: its name, its
 /// description, state, tasks and changelog, and the notes the search hit
-/// (`hit_files`). A share, not a score: it does not grow with the vault.
-fn coverage(vault: &Vault, name: &str, hit_files: &[String], words: &[String]) -> f32 {
+/// (`hit_files`).
+fn held_words(vault: &Vault, name: &str, hit_files: &[String], words: &[String]) -> Vec<String> {
     if words.is_empty() {
-        return 0.0;
+        return vec![];
     }
-    let mut known: std::collections::HashSet<String> = index_words(&name.replace(['-', '_'], " "))
+    let mut known: std::collections::HashSet<String> = whole_words(&name.replace(['-', '_'], " "))
         .into_iter()
         .collect();
     let own = ["description.md", "state.md", "tasks.md", "changelog.md"]
@@ -446,17 +465,43 @@ fn coverage(vault: &Vault, name: &str, hit_files: &[String], words: &[String]) -
     for path in own.iter().chain(others) {
         if let Ok(text) = vault.read(path) {
             let body = frontmatter::split(&text).map(|s| s.body).unwrap_or(&text);
-            known.extend(index_words(body));
+            known.extend(whole_words(body));
         }
     }
-    let held = words.iter().filter(|w| known.contains(*w)).count();
-    // One shared word is a coincidence, however short the note: "same
-    // plan as before" is not about the project that mentions a plan.
-    if held < 2 {
+    words
+        .iter()
+        .filter(|w| known.contains(*w))
+        .cloned()
+        .collect()
+}
+
+/// The share of the note's `words` a project's notes explain, from the
+/// words they hold. A share, not a score: it does not grow with the vault.
+/// One shared word is no share, however short the note: among several
+/// projects it is a coincidence ("same plan as before" is not about the
+/// project that mentions a plan). A word that only one project holds is
+/// weighed apart ([`sole_holder`]).
+fn coverage(held: &[String], words: &[String]) -> f32 {
+    if held.len() < 2 {
         return 0.0;
     }
-    held as f32 / words.len() as f32
+    held.len() as f32 / words.len() as f32
 }
+
+/// The one project whose notes hold words of the note, when no other
+/// project's do, with the words it holds.
+fn sole_holder(holdings: &[(String, Vec<String>)]) -> Option<(&str, &[String])> {
+    let mut holders = holdings.iter().filter(|(_, held)| !held.is_empty());
+    let (project, held) = holders.next()?;
+    holders
+        .next()
+        .is_none()
+        .then_some((project.as_str(), held.as_slice()))
+}
+
+/// How sure a filing on a sole holder's words is: below any filing that
+/// several shared words or a clear meaning support.
+pub const SOLE_HOLDER_CONFIDENCE: f32 = 0.6;
 
 /// How many of a project's notes hit by the search stand for it in
 /// [`meaning`], beside its description and state.
@@ -677,43 +722,30 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
             candidates.push(p.clone());
         }
     }
-    let mut covered: Vec<(String, f32)> = candidates
+    // The sole-holder rule needs to know that no other project holds a
+    // word of the note, and the search's hits may all be one project's.
+    for p in &projects {
+        if !candidates.contains(&p.name) {
+            candidates.push(p.name.clone());
+        }
+    }
+    let holdings: Vec<(String, Vec<String>)> = candidates
         .into_iter()
         .map(|p| {
             let files = hit_files.get(&p).map(Vec::as_slice).unwrap_or_default();
-            let share = coverage(vault, &p, files, &words);
-            (p, share)
+            let held = held_words(vault, &p, files, &words);
+            (p, held)
         })
+        .collect();
+    let mut covered: Vec<(String, f32)> = holdings
+        .iter()
+        .map(|(p, held)| (p.clone(), coverage(held, &words)))
         .collect();
     covered.sort_by(|a, b| {
         b.1.total_cmp(&a.1)
             .then(score_of(&b.0).total_cmp(&score_of(&a.0)))
     });
     let share_of = |p: &str| covered.iter().find(|c| c.0 == p).map_or(0.0, |c| c.1);
-    let meant = meaning(index, text, &projects, &hit_files, &mut why);
-    if let Some(m) = meant.as_ref().filter(|m| !m.is_empty()) {
-        why.push(format!(
-            "Closest in meaning (cosine to its notes): {}.",
-            m.iter()
-                .take(3)
-                .map(|(p, c)| format!("{p} {c:.2}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-    }
-    let meaning_of = |p: &str| {
-        meant
-            .as_ref()
-            .and_then(|m| m.iter().find(|c| c.0 == p))
-            .map_or(0.0, |c| c.1)
-    };
-    // The project the meaning clearly points to, with its cosine, the
-    // runner-up's, and the runner-up.
-    let clear_meaning = meant.as_ref().and_then(|m| {
-        let (top, m1) = m.first()?;
-        let (next, m2) = m.get(1).map_or(("none", 0.0), |(p, c)| (p.as_str(), *c));
-        (*m1 >= MEANING_MIN && m1 - m2 >= MEANING_MARGIN).then(|| (top.clone(), *m1, m2, next))
-    });
     let percent = |x: f32| format!("{:.0}%", 100.0 * x);
 
     // Rule 2: named projects.
@@ -738,24 +770,12 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         };
         return Ok(decided(p, confidence, why));
     }
+    // A text that names several projects is about them together ("the
+    // novel or the choir first?"): which one it belongs to is the user's
+    // call, whichever holds more of its other words.
     if named.len() > 1 {
-        let mut by_share: Vec<(&str, f32)> = named
-            .iter()
-            .map(|p| (p.name.as_str(), share_of(&p.name)))
-            .collect();
-        by_share.sort_by(|a, b| b.1.total_cmp(&a.1));
-        let (best, c1) = by_share[0];
-        let c2 = by_share[1].1;
-        if c1 >= MIN_COVERAGE && c1 - c2 >= MIN_MARGIN {
-            why.push(format!(
-                "Several projects are named; {best}'s notes explain the text best ({} of its words, against {}).",
-                percent(c1),
-                percent(c2)
-            ));
-            return Ok(decided(best, 0.6, why));
-        }
         why.push(
-            "Several projects are named and their notes explain it about equally, so I cannot choose."
+            "It names several projects, so it is about them together; which one it belongs to is for you to say."
                 .into(),
         );
         return Ok(inbox(kind, why, options));
@@ -770,6 +790,32 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         return Ok(global("profile.md", 0.8, why));
     }
 
+    // The meaning is weighed only from here on: a named project or a fact
+    // about the user never needs the model loaded or the note embedded.
+    let meant = meaning(index, text, &projects, &hit_files, &mut why);
+    if let Some(m) = meant.as_ref().filter(|m| !m.is_empty()) {
+        why.push(format!(
+            "Closest in meaning (cosine to its notes): {}.",
+            m.iter()
+                .take(3)
+                .map(|(p, c)| format!("{p} {c:.2}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    let meaning_of = |p: &str| {
+        meant
+            .as_ref()
+            .and_then(|m| m.iter().find(|c| c.0 == p))
+            .map_or(0.0, |c| c.1)
+    };
+    // The project the meaning clearly points to, with its cosine, the
+    // runner-up's, and the runner-up.
+    let clear_meaning = meant.as_ref().and_then(|m| {
+        let (top, m1) = m.first()?;
+        let (next, m2) = m.get(1).map_or(("none", 0.0), |(p, c)| (p.as_str(), *c));
+        (*m1 >= MEANING_MIN && m1 - m2 >= MEANING_MARGIN).then(|| (top.clone(), *m1, m2, next))
+    });
     // Rule 3: content. Confidence is the share of the note's words the
     // project explains and its lead over the runner-up: shares, so it does
     // not drift as the vault grows, and a runner-up with nothing is just 0.
@@ -814,25 +860,51 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         ));
         return Ok(decided(top, confidence, why));
     }
-    // Why no project was chosen, in the user's terms.
-    let weak_match = || match (c1, scored.is_empty()) {
-        (_, true) => "No project's notes share its words".to_string(),
-        (0.0, false) => "No project's notes share more than one of its words".to_string(),
-        (c, false) => format!(
-            "No project's notes hold {} of its words (the best holds {})",
-            percent(MIN_COVERAGE),
-            percent(c)
-        ),
-    };
-    // Rule 4: no project.
-    if c1 < MIN_COVERAGE && kind == Kind::Task {
+    // One project alone holds words of the note (a distinctive word such
+    // as "NAS", "tiler" or "restic" that no other project's notes use),
+    // and the meaning, when known, does not point elsewhere.
+    if let Some((best, held)) = sole_holder(&holdings) {
+        // Doubt needs less than a filing: a lead of the margin, with no
+        // floor, is reason to ask rather than file on one word.
+        let elsewhere = meant
+            .as_ref()
+            .and_then(|m| m.first())
+            .filter(|(top, m1)| *top != best && *m1 - meaning_of(best) >= MEANING_MARGIN);
+        let listed_held = held.join(", ");
+        if let Some((top, m1)) = elsewhere {
+            why.push(format!(
+                "Only {best}'s notes share words of it ({listed_held}), but its meaning is closer to {top}'s notes (cosine {m1:.2} against {:.2}), so I cannot tell which it is about.",
+                meaning_of(best)
+            ));
+            return Ok(inbox(kind, why, options));
+        }
+        let confidence = SOLE_HOLDER_CONFIDENCE + if held.len() >= 2 { 0.05 } else { 0.0 };
         why.push(format!(
-            "{}, and a task that belongs to no project goes to the global task list.",
-            weak_match()
+            "Filed in {best}: no other project's notes share any of its words, and {best}'s hold {listed_held}."
         ));
-        return Ok(global("tasks.md", 0.7, why));
+        return Ok(decided(best, confidence, why));
     }
-    if c1 >= MIN_COVERAGE {
+    // Rule 4: no project. A task no project's notes have a word of goes
+    // to the global list; one whose words several projects share is asked
+    // about, as is anything else.
+    let holders: Vec<String> = holdings
+        .iter()
+        .filter(|(_, held)| !held.is_empty())
+        .map(|(p, held)| format!("{p}'s notes hold {}", held.join(", ")))
+        .collect();
+    if holders.is_empty() {
+        if kind == Kind::Task {
+            why.push(
+                "No project's notes share its words, and a task that belongs to no project goes to the global task list."
+                    .into(),
+            );
+            return Ok(global("tasks.md", 0.7, why));
+        }
+        why.push(
+            "No project's notes share its words, and it is not a task or about you, so I do not know where it belongs."
+                .into(),
+        );
+    } else if c1 >= MIN_COVERAGE {
         why.push(format!(
             "{} and {} explain it about equally ({} and {} of its words), so I cannot choose.",
             covered[0].0,
@@ -842,8 +914,9 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         ));
     } else {
         why.push(format!(
-            "{}, and it is not a task or about you, so I do not know where it belongs.",
-            weak_match()
+            "Its words are spread over several projects ({}), none holding {} of them, so I cannot tell which it belongs to.",
+            holders.join("; "),
+            percent(MIN_COVERAGE)
         ));
     }
     Ok(inbox(kind, why, options))
