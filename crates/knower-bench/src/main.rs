@@ -83,6 +83,7 @@ fn search(args: &[String]) -> Result<(), String> {
             &plan,
             Some(questions),
         )?;
+        search_quality::locomo_summaries(&data.join("locomo/locomo10.json"), &work, &plan)?;
     }
     if only.is_empty() || only == "speed" {
         search_speed::run(

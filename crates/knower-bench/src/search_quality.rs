@@ -1,6 +1,8 @@
 //! Issue 3's quality targets: Hit@1/Hit@3 on QMD's evaluation set, and
 //! evidence recall on LoCoMo at 1,000 and 2,000 tokens, for fast,
 //! vector-only and deep search (and, with `--sweep`, for other fusions).
+//! Issue 19's note-level measures: nDCG@10 of the notes `search_notes`
+//! returns, over LoCoMo's sessions and over its session summaries.
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
@@ -199,6 +201,24 @@ struct Question {
     text: String,
     evidence: Vec<String>,
     category: u64,
+    /// Whether the question belongs to the last five conversations, which
+    /// are held out of any tuning of note ranking (fixed before the first
+    /// measurement of it).
+    held_out: bool,
+}
+
+/// nDCG@10 of a ranked list of notes with binary relevance.
+fn ndcg_at_10(ranked: &[String], relevant: &HashSet<String>) -> f64 {
+    let gain = |i: usize| 1.0 / ((i + 2) as f64).log2();
+    let dcg: f64 = ranked
+        .iter()
+        .take(10)
+        .enumerate()
+        .filter(|(_, p)| relevant.contains(*p))
+        .map(|(i, _)| gain(i))
+        .sum();
+    let ideal: f64 = (0..relevant.len().min(10)).map(gain).sum();
+    if ideal == 0.0 { 0.0 } else { dcg / ideal }
 }
 
 pub(crate) fn locomo(
@@ -215,7 +235,8 @@ pub(crate) fn locomo(
     let author = Author::new("bench", "LoCoMo session");
     let mut questions = Vec::new();
     let mut notes = 0;
-    for sample in &data {
+    for (nth, sample) in data.iter().enumerate() {
+        let held_out = nth >= 5;
         let id = sample["sample_id"].as_str().unwrap_or("conv").to_string();
         let conv = &sample["conversation"];
         let a = conv["speaker_a"].as_str().unwrap_or("A");
@@ -271,6 +292,7 @@ pub(crate) fn locomo(
                 text: qa["question"].as_str().unwrap_or_default().to_string(),
                 evidence,
                 category,
+                held_out,
             });
         }
     }
@@ -288,15 +310,36 @@ pub(crate) fn locomo(
         questions.len()
     );
     println!(
-        "| mode | @1000 | @2000 | cat 1 @1000 | cat 2 @1000 | cat 3 @1000 | cat 4 @1000 | query p50 |"
+        "| mode | @1000 | @2000 | cat 1 @1000 | cat 2 @1000 | cat 3 @1000 | cat 4 @1000 | query p50 | sessions nDCG@10, conv 1–5 / 6–10 (held out) |"
     );
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|");
     for (name, mode, fusion) in variants(plan) {
         index.set_fusion(fusion);
         let mut sums: BTreeMap<(u64, usize), f64> = BTreeMap::new();
         let mut counts: BTreeMap<u64, usize> = BTreeMap::new();
         let mut times = Vec::new();
+        let mut sessions = [(0.0, 0usize); 2];
         for q in &questions {
+            let options = SearchOptions {
+                mode,
+                scope: Some(format!("locomo/{}", q.conversation)),
+                limit: 10,
+            };
+            let notes = index
+                .search_notes(&q.text, &options)
+                .map_err(|e| e.to_string())?;
+            let ranked: Vec<String> = notes.hits.into_iter().map(|h| h.path).collect();
+            let relevant: HashSet<String> = q
+                .evidence
+                .iter()
+                .filter_map(|e| {
+                    let n: usize = e.strip_prefix('D')?.split(':').next()?.parse().ok()?;
+                    Some(format!("locomo/{}/session-{n:02}.md", q.conversation))
+                })
+                .collect();
+            let part = &mut sessions[q.held_out as usize];
+            part.0 += ndcg_at_10(&ranked, &relevant);
+            part.1 += 1;
             let started = Instant::now();
             let results = index
                 .search(
@@ -338,14 +381,106 @@ pub(crate) fn locomo(
                     / counts.get(&cat).copied().unwrap_or(1).max(1) as f64
             )
         };
+        let ndcg = |(sum, n): (f64, usize)| format!("{:.3}", sum / n.max(1) as f64);
         println!(
-            "| {name} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {name} | {} | {} | {} | {} | {} | {} | {} | {} / {} |",
             r(0, 1000),
             r(0, 2000),
             r(1, 1000),
             r(2, 1000),
             r(3, 1000),
             r(4, 1000),
+            crate::ms(crate::quantile(&mut times, 0.5)),
+            ndcg(sessions[0]),
+            ndcg(sessions[1])
+        );
+    }
+    Ok(())
+}
+
+// ---- LoCoMo session summaries -------------------------------------------------
+
+/// Notes the length of abstracts, found by whole questions: LoCoMo's 272
+/// session summaries, each a note without a heading (so its file name is
+/// its title), and its questions, whose relevant notes are the summaries
+/// of the sessions holding their evidence. What a reader asking for "the
+/// 10 best notes" gets, as nDCG@10 — the shape of the abstract collections
+/// (Cranfield, Vaswani) others measure Knower on, from data we have.
+pub(crate) fn locomo_summaries(file: &Path, work: &Path, plan: &Plan) -> Result<(), String> {
+    let data: Vec<Value> = serde_json::from_str(
+        &std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?,
+    )
+    .map_err(|e| e.to_string())?;
+    let (vault, index) = open(&work.join("locomo-summaries"), plan)?;
+    let author = Author::new("bench", "LoCoMo session summary");
+    // (question, relevant notes, held out)
+    let mut questions: Vec<(String, HashSet<String>, bool)> = Vec::new();
+    for (nth, sample) in data.iter().enumerate() {
+        let id = sample["sample_id"].as_str().unwrap_or("conv").to_string();
+        let note = |n: usize| format!("summaries/{id}/session-{n:02}.md");
+        for (key, summary) in sample["session_summary"].as_object().into_iter().flatten() {
+            let Some(n) = key
+                .strip_prefix("session_")
+                .and_then(|k| k.strip_suffix("_summary"))
+                .and_then(|k| k.parse::<usize>().ok())
+            else {
+                continue;
+            };
+            vault
+                .write(&note(n), summary.as_str().unwrap_or_default(), &author)
+                .map_err(|e| e.to_string())?;
+        }
+        for qa in sample["qa"].as_array().into_iter().flatten() {
+            if !(1..=4).contains(&qa["category"].as_u64().unwrap_or(0)) {
+                continue;
+            }
+            let relevant: HashSet<String> = qa["evidence"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|e| e.as_str())
+                .flat_map(|e| e.split([';', ',']))
+                .filter_map(|e| e.trim().strip_prefix('D')?.split(':').next()?.parse().ok())
+                .map(note)
+                .collect();
+            if !relevant.is_empty() {
+                let question = qa["question"].as_str().unwrap_or_default().to_string();
+                questions.push((question, relevant, nth >= 5));
+            }
+        }
+    }
+    prepare(&index, plan)?;
+    println!(
+        "\n### LoCoMo session summaries as notes ({} questions over 272 notes; nDCG@10 of notes)\n",
+        questions.len()
+    );
+    println!("| mode | conv 1–5 | conv 6–10 (held out) | query p50 |");
+    println!("|---|---|---|---|");
+    for (name, mode, fusion) in variants(plan) {
+        index.set_fusion(fusion);
+        let mut sums = [(0.0, 0usize); 2];
+        let mut times = Vec::new();
+        for (question, relevant, held_out) in &questions {
+            let started = Instant::now();
+            let options = SearchOptions {
+                mode,
+                scope: None,
+                limit: 10,
+            };
+            let results = index
+                .search_notes(question, &options)
+                .map_err(|e| e.to_string())?;
+            times.push(started.elapsed());
+            let ranked: Vec<String> = results.hits.into_iter().map(|h| h.path).collect();
+            let part = &mut sums[*held_out as usize];
+            part.0 += ndcg_at_10(&ranked, relevant);
+            part.1 += 1;
+        }
+        let ndcg = |(sum, n): (f64, usize)| format!("{:.3}", sum / n.max(1) as f64);
+        println!(
+            "| {name} | {} | {} | {} |",
+            ndcg(sums[0]),
+            ndcg(sums[1]),
             crate::ms(crate::quantile(&mut times, 0.5))
         );
     }
