@@ -85,18 +85,7 @@ pub fn load(file: &Path) -> Result<Locomo, String> {
             if !(1..=4).contains(&category) {
                 continue;
             }
-            // Malformed evidence ("D8:6; D9:17") is split; empty is skipped.
-            let evidence: Vec<String> = qa["evidence"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|e| e.as_str())
-                .flat_map(|e| e.split([';', ',']))
-                .map(|e| e.trim().to_string())
-                .filter(|e| !e.is_empty())
-                .collect::<BTreeSet<_>>()
-                .into_iter()
-                .collect();
+            let evidence = evidence(qa);
             if evidence.is_empty() {
                 continue;
             }
@@ -109,6 +98,27 @@ pub fn load(file: &Path) -> Result<Locomo, String> {
         locomo.conversations.push(Conversation { id, sessions });
     }
     Ok(locomo)
+}
+
+/// A question's evidence turns (`D<session>:<turn>`), sorted and unique:
+/// malformed evidence ("D8:6; D9:17") is split, empty strings dropped.
+pub fn evidence(qa: &Value) -> Vec<String> {
+    qa["evidence"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.as_str())
+        .flat_map(|e| e.split([';', ',']))
+        .map(|e| e.trim().to_string())
+        .filter(|e| !e.is_empty())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect()
+}
+
+/// The session number of an evidence turn (`D8:6` → 8).
+pub fn session_of(turn: &str) -> Option<usize> {
+    turn.strip_prefix('D')?.split(':').next()?.parse().ok()
 }
 
 const STOP: [&str; 30] = [

@@ -272,18 +272,7 @@ pub(crate) fn locomo(
             if !(1..=4).contains(&category) {
                 continue;
             }
-            // Malformed evidence ("D8:6; D9:17") is split; empty is skipped.
-            let evidence: Vec<String> = qa["evidence"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|e| e.as_str())
-                .flat_map(|e| e.split([';', ',']))
-                .map(|e| e.trim().to_string())
-                .filter(|e| !e.is_empty())
-                .collect::<std::collections::BTreeSet<_>>()
-                .into_iter()
-                .collect();
+            let evidence = crate::locomo::evidence(qa);
             if evidence.is_empty() {
                 continue;
             }
@@ -332,10 +321,8 @@ pub(crate) fn locomo(
             let relevant: HashSet<String> = q
                 .evidence
                 .iter()
-                .filter_map(|e| {
-                    let n: usize = e.strip_prefix('D')?.split(':').next()?.parse().ok()?;
-                    Some(format!("locomo/{}/session-{n:02}.md", q.conversation))
-                })
+                .filter_map(|e| crate::locomo::session_of(e))
+                .map(|n| format!("locomo/{}/session-{n:02}.md", q.conversation))
                 .collect();
             let part = &mut sessions[q.held_out as usize];
             part.0 += ndcg_at_10(&ranked, &relevant);
@@ -434,13 +421,9 @@ pub(crate) fn locomo_summaries(file: &Path, work: &Path, plan: &Plan) -> Result<
             if !(1..=4).contains(&qa["category"].as_u64().unwrap_or(0)) {
                 continue;
             }
-            let relevant: HashSet<String> = qa["evidence"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|e| e.as_str())
-                .flat_map(|e| e.split([';', ',']))
-                .filter_map(|e| e.trim().strip_prefix('D')?.split(':').next()?.parse().ok())
+            let relevant: HashSet<String> = crate::locomo::evidence(qa)
+                .iter()
+                .filter_map(|e| crate::locomo::session_of(e))
                 .map(note)
                 .collect();
             if !relevant.is_empty() {
