@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use knower_agents::{Agents, Engine, Outcome, Payload, Settings};
+use knower_agents::{Agents, Engine, Outcome, Payload, Settings, kind_of};
 use knower_index::Index;
 use knower_vault::{Author, Position, Vault};
 
@@ -49,7 +49,41 @@ pub fn run(args: &[String]) -> Result<(), String> {
         let decided = routing(file, run)?;
         report(file, about, &decided, verbose);
     }
+    kinds("kinds.tsv")?;
     latency(notes, updates)
+}
+
+/// How often the kind rules give an update the kind a person would
+/// (`kinds.tsv`: held out, labelled task, event, preference or note),
+/// with every miss.
+fn kinds(file: &str) -> Result<(), String> {
+    let set = std::fs::read_to_string(Path::new(FIXTURE).join(file)).map_err(|e| e.to_string())?;
+    let mut total = 0;
+    let mut misses = Vec::new();
+    for line in set
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
+        let (label, text) = line.split_once('\t').ok_or(format!("bad line: {line}"))?;
+        let got = format!("{:?}", kind_of(text)).to_lowercase();
+        total += 1;
+        if got != label {
+            misses.push(format!("MISS {label:<10} got {got:<10} {text}"));
+        }
+    }
+    println!(
+        "\n### Kinds, `{file}` (held out: written before the kind rules' third round): {total} updates\n"
+    );
+    println!("| measure | result |\n|---|---|");
+    println!(
+        "| the kind a person would give | {:.1}% ({}/{total}) |\n",
+        100.0 * (total - misses.len()) as f64 / total.max(1) as f64,
+        total - misses.len()
+    );
+    for miss in misses {
+        println!("{miss}");
+    }
+    Ok(())
 }
 
 /// How a set's updates meet the vault.

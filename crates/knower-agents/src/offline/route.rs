@@ -199,6 +199,12 @@ const IRREGULAR_PAST: &str = "had sang went got made wrote built sold took gave 
     won lost sent spent left came saw told held chose drove flew grew heard kept knew led put \
     said shot spoke stood taught threw broke fell felt brought caught fought sought dug hung \
     rode rose sat slept swam tore woke wore";
+/// Irregular pasts that are as often adjectives before a bare noun ("left
+/// knee hurts", "lost luggage is…"): a past only before an object or a
+/// preposition ("left the keys…", "left for Berlin").
+const AMBIGUOUS_PAST: &str = "left lost";
+/// What a verb of [`AMBIGUOUS_PAST`] may be followed by.
+const PREPOSITIONS: &str = "to for at from with on in by before after early late home work";
 /// Words ending in "-ed" that are not past tenses.
 const NOT_PAST: &str = "need bed red shed seed feed speed weed breed proceed exceed succeed \
     embed hundred sacred naked wicked";
@@ -223,6 +229,9 @@ fn reports_the_past(first: &str) -> bool {
     }
     let next = words.next().unwrap_or_default();
     let listed = |list: &str, w: &str| list.split_whitespace().any(|l| l == w);
+    if listed(AMBIGUOUS_PAST, verb) {
+        return subject || listed(OBJECT_STARTS, next) || listed(PREPOSITIONS, next);
+    }
     if listed(IRREGULAR_PAST, verb) {
         return true;
     }
@@ -245,6 +254,8 @@ const FIRST_PERSON: &[&str] = &[
     "i have a ",
     "i've been ",
     "i grew up",
+    "i don't ",
+    "i do not ",
 ];
 const EVENT_WORDS: &[&str] = &[
     "decided",
@@ -1068,6 +1079,12 @@ mod tests {
             ("Inverted index compression gives a speedup", Kind::Note),
             ("Speed matters more than size here", Kind::Note),
             ("I grew up in Porto", Kind::Preference),
+            ("I don't eat fish", Kind::Preference),
+            ("Left the charger at the office", Kind::Event),
+            ("Left for Lisbon on the early train", Kind::Event),
+            ("Left shoulder is stiff after the climb", Kind::Note),
+            ("Lost luggage claims take a week", Kind::Note),
+            ("Had a long call with the bank", Kind::Event),
         ] {
             assert_eq!(kind_of(text), kind, "{text}");
         }
