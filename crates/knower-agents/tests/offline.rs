@@ -831,18 +831,13 @@ fn with_a_model_a_note_is_filed_by_its_meaning() {
 #[test]
 fn with_a_model_words_and_meaning_that_disagree_go_to_the_inbox() {
     let text = "Tiles of beans and tomatoes: the compost cluster runs an API";
-    let plain = Fixture::new();
-    let words_only = knower_agents::route(&plain.vault, &plain.index, text).unwrap();
+    let (words_only, decision) = routed_without_and_with_a_model(text);
     assert_eq!(
         words_only.destination.as_deref(),
         Some("projects/atlas/state.md"),
         "{}",
         words_only.reasoning
     );
-
-    let model = model::model_dir();
-    let fx = Fixture::with_search_model(model.to_str().unwrap());
-    let decision = knower_agents::route(&fx.vault, &fx.index, text).unwrap();
     assert_eq!(decision.destination, None, "{}", decision.reasoning);
     assert!(
         decision
@@ -873,18 +868,13 @@ fn with_a_model_words_and_meaning_that_disagree_go_to_the_inbox() {
 #[test]
 fn with_a_model_a_sole_word_against_the_meaning_goes_to_the_inbox() {
     let text = "A cluster of lettuce seedlings wilted in the heat and needs shade";
-    let plain = Fixture::new();
-    let words_only = knower_agents::route(&plain.vault, &plain.index, text).unwrap();
+    let (words_only, decision) = routed_without_and_with_a_model(text);
     assert_eq!(
         words_only.destination.as_deref(),
         Some("projects/atlas/state.md"),
         "{}",
         words_only.reasoning
     );
-
-    let model = model::model_dir();
-    let fx = Fixture::with_search_model(model.to_str().unwrap());
-    let decision = knower_agents::route(&fx.vault, &fx.index, text).unwrap();
     assert_eq!(decision.destination, None, "{}", decision.reasoning);
     assert!(
         decision.reasoning.contains(
@@ -893,4 +883,17 @@ fn with_a_model_a_sole_word_against_the_meaning_goes_to_the_inbox() {
         "{}",
         decision.reasoning
     );
+}
+
+/// How `text` is routed on the fixture without an embedding model, then
+/// with the real one.
+fn routed_without_and_with_a_model(
+    text: &str,
+) -> (knower_agents::Decision, knower_agents::Decision) {
+    let plain = Fixture::new();
+    let words_only = knower_agents::route(&plain.vault, &plain.index, text).unwrap();
+    let model = model::model_dir();
+    let fx = Fixture::with_search_model(model.to_str().unwrap());
+    let decision = knower_agents::route(&fx.vault, &fx.index, text).unwrap();
+    (words_only, decision)
 }

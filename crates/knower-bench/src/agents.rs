@@ -53,18 +53,27 @@ pub fn run(args: &[String]) -> Result<(), String> {
     latency(notes, updates)
 }
 
+/// The (label, text) lines of a labelled set, comments and blank lines
+/// skipped.
+fn labelled(file: &str) -> Result<Vec<(String, String)>, String> {
+    let set = std::fs::read_to_string(Path::new(FIXTURE).join(file)).map_err(|e| e.to_string())?;
+    set.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|line| {
+            let (label, text) = line.split_once('\t').ok_or(format!("bad line: {line}"))?;
+            Ok((label.to_string(), text.to_string()))
+        })
+        .collect()
+}
+
 /// How often the kind rules give an update the kind a person would
 /// (`kinds.tsv`: held out, labelled task, event, preference or note),
 /// with every miss.
 fn kinds(file: &str) -> Result<(), String> {
-    let set = std::fs::read_to_string(Path::new(FIXTURE).join(file)).map_err(|e| e.to_string())?;
     let mut total = 0;
     let mut misses = Vec::new();
-    for line in set
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-    {
-        let (label, text) = line.split_once('\t').ok_or(format!("bad line: {line}"))?;
+    for (label, text) in labelled(file)? {
+        let text = text.as_str();
         let got = format!("{:?}", kind_of(text)).to_lowercase();
         total += 1;
         if got != label {
@@ -154,13 +163,9 @@ fn routing(file: &str, run: Run) -> Result<Vec<Decided>, String> {
         Engine::Offline,
         Settings::default(),
     );
-    let set = std::fs::read_to_string(Path::new(FIXTURE).join(file)).map_err(|e| e.to_string())?;
     let mut decided = Vec::new();
-    for line in set
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-    {
-        let (label, text) = line.split_once('\t').ok_or(format!("bad line: {line}"))?;
+    for (label, text) in labelled(file)? {
+        let text = text.as_str();
         let (got, confidence, reasoning) = match run {
             Run::Alone => {
                 let decision =

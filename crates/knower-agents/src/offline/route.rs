@@ -725,23 +725,12 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
     }
     let listed = |w: &[String]| w.join(", ");
     why.push(format!("Its content words: {}.", listed(&words)));
-    // How much of the note each candidate's notes explain (named ones and
-    // the search's best three).
-    let mut candidates: Vec<String> = named.iter().map(|p| p.name.clone()).collect();
-    for (p, _, _) in scored.iter().take(3) {
-        if !candidates.contains(p) {
-            candidates.push(p.clone());
-        }
-    }
-    // The sole-holder rule needs to know that no other project holds a
-    // word of the note, and the search's hits may all be one project's.
-    for p in &projects {
-        if !candidates.contains(&p.name) {
-            candidates.push(p.name.clone());
-        }
-    }
+    // What every project's notes hold of the note: the shares need the
+    // named and searched ones, and the sole-holder rule needs to know that
+    // no other project holds a word (the search's hits may all be one
+    // project's).
+    let candidates = projects.iter().map(|p| p.name.clone());
     let holdings: Vec<(String, Vec<String>)> = candidates
-        .into_iter()
         .map(|p| {
             let files = hit_files.get(&p).map(Vec::as_slice).unwrap_or_default();
             let held = held_words(vault, &p, files, &words);
