@@ -11,7 +11,7 @@
 //!     cargo run --release -p knower-bench -- chat [--conversations N] [--data PATH]
 //!     cargo run --release -p knower-bench -- search [--only quality|speed] [--sweep]
 //!         [--modes fast,vector,deep] [--chunk-chars N] [--files N] [--queries N] [--embed N]
-//!         [--questions N] [--embed N] [--data PATH] [--dir PATH]
+//!         [--questions N] [--embed N] [--data PATH] [--dir PATH] [--smart DIR,DIR]
 //!
 //! `search` needs the embedding model: KNOWER_MODEL=folder, or the Hugging
 //! Face cache. Its data is read from ../shared/bench (or --data).
@@ -23,10 +23,12 @@ mod graph;
 mod harvest;
 mod locomo;
 mod search_quality;
+mod search_smart;
 mod search_speed;
 mod server;
 mod vault;
 
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -41,7 +43,7 @@ fn main() -> ExitCode {
         Some("harvest") => harvest::run(&args[1..]),
         Some("chat") => chat::run(&args[1..]),
         Some("garden") => garden::run(&args[1..]),
-        _ => Err("usage: knower-bench vault [--files N] [--writes N] [--dir PATH]\n       knower-bench agents [--notes N] [--updates N] [--verbose]\n       knower-bench server [--clients N] [--per-client N] [--notes N]\n       knower-bench graph [--entities N] [--rounds N]\n       knower-bench harvest [--items N] [--data PATH]\n       knower-bench chat [--conversations N] [--data PATH]\n       knower-bench garden [--max-cycles N] [--facts N]\n       knower-bench search [--only quality|speed] [--sweep] [--modes fast,vector,deep] [--chunk-chars N] [--files N] [--queries N] [--embed N] [--questions N] [--data PATH] [--dir PATH]".to_string()),
+        _ => Err("usage: knower-bench vault [--files N] [--writes N] [--dir PATH]\n       knower-bench agents [--notes N] [--updates N] [--verbose]\n       knower-bench server [--clients N] [--per-client N] [--notes N]\n       knower-bench graph [--entities N] [--rounds N]\n       knower-bench harvest [--items N] [--data PATH]\n       knower-bench chat [--conversations N] [--data PATH]\n       knower-bench garden [--max-cycles N] [--facts N]\n       knower-bench search [--only quality|speed] [--sweep] [--modes fast,vector,deep] [--chunk-chars N] [--files N] [--queries N] [--embed N] [--questions N] [--data PATH] [--dir PATH] [--smart DIR,DIR]".to_string()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -76,6 +78,14 @@ fn search(args: &[String]) -> Result<(), String> {
                 .then(|| option(args, "--chunk-chars", 0))
                 .transpose()?,
         };
+        let smart: String = option(args, "--smart", String::new())?;
+        if !smart.is_empty() {
+            // Only the named test collections: they are not in ../shared/bench.
+            for dir in smart.split(',') {
+                search_smart::run(Path::new(dir), &work, &plan)?;
+            }
+            return Ok(());
+        }
         search_quality::qmd(&data.join("qmd_eval"), &work, &plan)?;
         search_quality::locomo(
             &data.join("locomo/locomo10.json"),

@@ -21,7 +21,7 @@ pub(crate) struct Plan {
 }
 
 /// The modes compared, with the fusion deep mode uses.
-fn variants(plan: &Plan) -> Vec<(String, Mode, Fusion)> {
+pub(crate) fn variants(plan: &Plan) -> Vec<(String, Mode, Fusion)> {
     let sweep = plan.sweep;
     let mut v = vec![
         ("fast".to_string(), Mode::Fast, Fusion::default()),
@@ -62,7 +62,7 @@ fn variants(plan: &Plan) -> Vec<(String, Mode, Fusion)> {
     v
 }
 
-fn open(dir: &Path, plan: &Plan) -> Result<(Arc<Vault>, Arc<Index>), String> {
+pub(crate) fn open(dir: &Path, plan: &Plan) -> Result<(Arc<Vault>, Arc<Index>), String> {
     let author = Author::new("bench", "benchmark");
     let (vault, _) = Vault::init(dir, &author).map_err(|e| e.to_string())?;
     let vault = Arc::new(vault);
@@ -79,7 +79,7 @@ fn open(dir: &Path, plan: &Plan) -> Result<(Arc<Vault>, Arc<Index>), String> {
     Ok((vault, index))
 }
 
-fn prepare(index: &Index, plan: &Plan) -> Result<(), String> {
+pub(crate) fn prepare(index: &Index, plan: &Plan) -> Result<(), String> {
     index.catch_up(&mut |_, _| {}).map_err(|e| e.to_string())?;
     if plan.modes == [Mode::Fast] {
         return Ok(());
@@ -208,7 +208,7 @@ struct Question {
 }
 
 /// nDCG@10 of a ranked list of notes with binary relevance.
-fn ndcg_at_10(ranked: &[String], relevant: &HashSet<String>) -> f64 {
+pub(crate) fn ndcg_at_10(ranked: &[String], relevant: &HashSet<String>) -> f64 {
     let gain = |i: usize| 1.0 / ((i + 2) as f64).log2();
     let dcg: f64 = ranked
         .iter()

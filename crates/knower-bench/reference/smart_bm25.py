@@ -1,0 +1,102 @@
+"""Reference rankers on a SMART test collection, scored like
+`knower-bench search --smart DIR` (nDCG@10, binary relevance, odd-numbered
+requests for tuning, even ones held out).
+
+    python3 -m venv env && env/bin/pip install bm25s PyStemmer rank_bm25
+    env/bin/python smart_bm25.py DIR [DIR ...]
+
+bm25s with the Snowball English stemmer and its English stop words (the
+issue's "bm25s + Snowball"), and rank_bm25's BM25Okapi over lower-cased
+words (the issue's "rank_bm25"); each document is its title and abstract.
+"""
+
+import math
+import os
+import re
+import sys
+
+import bm25s
+import Stemmer
+from rank_bm25 import BM25Okapi
+
+
+def records(path):
+    out, field = [], None
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            m = re.match(r"^\.I\s+(\d+)\s*$", line)
+            if m:
+                out.append((int(m.group(1)), {}))
+                field = None
+                continue
+            marker = line.rstrip()
+            if len(marker) == 2 and marker.startswith("."):
+                field = marker[1]
+                continue
+            if out and field:
+                out[-1][1][field] = out[-1][1].get(field, "") + line + "\n"
+    return out
+
+
+def paragraph(text):
+    return " ".join(text.split())
+
+
+def find(d, test):
+    found = [n for n in os.listdir(d) if test(n.lower())]
+    assert len(found) == 1, (d, found)
+    return os.path.join(d, found[0])
+
+
+def judgements(path):
+    out = {}
+    with open(path) as f:
+        for line in f:
+            p = line.split()
+            if len(p) >= 2 and p[0].isdigit() and p[1].isdigit():
+                out.setdefault(int(p[0]), set()).add(int(p[1]))
+    return out
+
+
+def ndcg10(ranked, relevant):
+    gain = lambda i: 1.0 / math.log2(i + 2)
+    dcg = sum(gain(i) for i, d in enumerate(ranked[:10]) if d in relevant)
+    ideal = sum(gain(i) for i in range(min(len(relevant), 10)))
+    return dcg / ideal if ideal else 0.0
+
+
+def run(d):
+    docs = records(find(d, lambda n: n.endswith(".all")))
+    reqs = records(find(d, lambda n: n.endswith(".qry") or n == "query.text"))
+    rel = judgements(find(d, lambda n: n.endswith(".rel") or n == "qrels.text"))
+    ids = [i for i, _ in docs]
+    texts = [paragraph(f.get("T", "")) + "\n" + paragraph(f.get("W", "")) for _, f in docs]
+    questions = [(i, paragraph(f.get("W", ""))) for i, f in reqs if i in rel and f.get("W", "").strip()]
+    stemmer = Stemmer.Stemmer("english")
+    bm = bm25s.BM25()
+    bm.index(bm25s.tokenize(texts, stopwords="en", stemmer=stemmer, show_progress=False), show_progress=False)
+    okapi = BM25Okapi([re.findall(r"\w+", t.lower()) for t in texts])
+    print(f"\n### {os.path.basename(d.rstrip('/')).lower()}: references\n")
+    print("| ranker | odd (tuning) | even (held out) | all |")
+    print("|---|---|---|---|")
+    for name in ("rank_bm25 BM25Okapi", "bm25s + Snowball"):
+        sums = {False: [], True: []}
+        for qid, q in questions:
+            if name.startswith("bm25s"):
+                tokens = bm25s.tokenize([q], stopwords="en", stemmer=stemmer, show_progress=False)
+                if not tokens.vocab:
+                    ranked = []
+                else:
+                    res, _ = bm.retrieve(tokens, k=min(10, len(ids)), show_progress=False)
+                    ranked = [ids[j] for j in res[0]]
+            else:
+                scores = okapi.get_scores(re.findall(r"\w+", q.lower()))
+                ranked = [ids[j] for j in sorted(range(len(ids)), key=lambda j: -scores[j])[:10]]
+            sums[qid % 2 == 0].append(ndcg10(ranked, rel[qid]))
+        mean = lambda xs: sum(xs) / max(len(xs), 1)
+        print(f"| {name} | {mean(sums[False]):.3f} | {mean(sums[True]):.3f} | {mean(sums[False] + sums[True]):.3f} |")
+
+
+for d in sys.argv[1:]:
+    run(d)

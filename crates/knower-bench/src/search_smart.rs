@@ -1,0 +1,211 @@
+//! Classic test collections in the SMART format (CISI, CACM, MED, …):
+//! abstracts found by whole natural-language requests and judged by
+//! document, the shape of the Cranfield and Vaswani collections others
+//! measure Knower on (which are not on this machine and are not sought).
+//!
+//! `knower-bench search --smart DIR` reads, in DIR, the documents
+//! (`*.all`), the requests (`*.qry` or `query.text`) and the judgements
+//! (`*.rel` or `qrels.text`), case-insensitively. Each document becomes a
+//! note `# <.T title>` with its `.W` abstract as one paragraph; each
+//! request with at least one judged document is searched over all of them
+//! for the ten best notes, scored by nDCG@10 with binary relevance.
+//!
+//! **Held out**: requests with an even number are held out of any tuning;
+//! only the odd ones may guide a change. The split was fixed before the
+//! first measurement, like LoCoMo's conversations 6–10.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use knower_index::SearchOptions;
+use knower_vault::Author;
+
+use crate::search_quality::{Plan, ndcg_at_10, open, prepare, variants};
+
+/// One record of a SMART file: its number and its fields (`.T`, `.W`, …),
+/// each the text of the lines that follow the marker.
+struct Record {
+    id: u32,
+    fields: HashMap<char, String>,
+}
+
+/// Parses `.I n` records; a field runs from its `.X` marker line to the
+/// next marker. Lines are kept, joined by newlines.
+fn records(text: &str) -> Vec<Record> {
+    let mut out: Vec<Record> = Vec::new();
+    let mut field: Option<char> = None;
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix(".I") {
+            if let Ok(id) = rest.trim().parse() {
+                out.push(Record {
+                    id,
+                    fields: HashMap::new(),
+                });
+                field = None;
+                continue;
+            }
+        }
+        let marker = line.trim_end();
+        if marker.len() == 2 && marker.starts_with('.') {
+            field = marker.chars().nth(1);
+            continue;
+        }
+        if let (Some(record), Some(f)) = (out.last_mut(), field) {
+            let text = record.fields.entry(f).or_default();
+            text.push_str(line);
+            text.push('\n');
+        }
+    }
+    out
+}
+
+/// Lines joined into one paragraph, spaces collapsed (SMART files indent
+/// and wrap their abstracts, which markdown would read as code blocks).
+fn paragraph(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The judgements: request number → relevant document numbers. Each line
+/// starts with the two numbers (CISI: `1 28 0 0.0`; CACM: `01 1410 0 0`).
+fn judgements(text: &str) -> HashMap<u32, HashSet<u32>> {
+    let mut out: HashMap<u32, HashSet<u32>> = HashMap::new();
+    for line in text.lines() {
+        let mut parts = line.split_whitespace().map(str::parse::<u32>);
+        if let (Some(Ok(q)), Some(Ok(d))) = (parts.next(), parts.next()) {
+            out.entry(q).or_default().insert(d);
+        }
+    }
+    out
+}
+
+/// The one file in `dir` whose lower-cased name satisfies `matches`.
+fn file(dir: &Path, what: &str, matches: impl Fn(&str) -> bool) -> Result<PathBuf, String> {
+    let found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .map(|n| matches(&n.to_string_lossy().to_lowercase()))
+                .unwrap_or(false)
+        })
+        .collect();
+    match found.as_slice() {
+        [one] => Ok(one.clone()),
+        _ => Err(format!(
+            "{}: expected one {what} file, found {}",
+            dir.display(),
+            found.len()
+        )),
+    }
+}
+
+fn read(path: &Path) -> Result<String, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    // Old collections are Latin-1 here and there.
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+pub(crate) fn run(dir: &Path, work: &Path, plan: &Plan) -> Result<(), String> {
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().to_lowercase())
+        .unwrap_or_else(|| "smart".into());
+    let docs = records(&read(&file(dir, "documents", |n| n.ends_with(".all"))?)?);
+    let requests = records(&read(&file(dir, "requests", |n| {
+        n.ends_with(".qry") || n == "query.text"
+    })?)?);
+    let judged = judgements(&read(&file(dir, "judgements", |n| {
+        n.ends_with(".rel") || n == "qrels.text"
+    })?)?);
+
+    let (vault, index) = open(&work.join(format!("smart-{name}")), plan)?;
+    let author = Author::new("bench", "test collection document");
+    let note = |id: u32| format!("{name}/{id:05}.md");
+    for doc in &docs {
+        let title = paragraph(doc.fields.get(&'T').map_or("", String::as_str));
+        let body = paragraph(doc.fields.get(&'W').map_or("", String::as_str));
+        vault
+            .write(&note(doc.id), &format!("# {title}\n\n{body}\n"), &author)
+            .map_err(|e| e.to_string())?;
+    }
+    // (request, relevant notes, held out)
+    let mut questions: Vec<(String, HashSet<String>, bool)> = Vec::new();
+    for request in &requests {
+        let Some(relevant) = judged.get(&request.id) else {
+            continue;
+        };
+        let text = paragraph(request.fields.get(&'W').map_or("", String::as_str));
+        if text.is_empty() {
+            continue;
+        }
+        let relevant = relevant.iter().map(|&d| note(d)).collect();
+        questions.push((text, relevant, request.id % 2 == 0));
+    }
+    eprintln!(
+        "{name}: {} documents, {} judged requests",
+        docs.len(),
+        questions.len()
+    );
+    prepare(&index, plan)?;
+    let count = |held: bool| questions.iter().filter(|q| q.2 == held).count();
+    println!(
+        "\n### {name} ({} documents; nDCG@10 of notes over {} odd-numbered requests / {} even, held out)\n",
+        docs.len(),
+        count(false),
+        count(true)
+    );
+    println!("| mode | odd (tuning) | even (held out) | all | query p50 |");
+    println!("|---|---|---|---|---|");
+    for (label, mode, fusion) in variants(plan) {
+        index.set_fusion(fusion);
+        let mut sums: BTreeMap<bool, (f64, usize)> = BTreeMap::new();
+        let mut times = Vec::new();
+        for (question, relevant, held_out) in &questions {
+            let started = Instant::now();
+            let options = SearchOptions {
+                mode,
+                scope: None,
+                limit: 10,
+            };
+            let results = index
+                .search_notes(question, &options)
+                .map_err(|e| e.to_string())?;
+            times.push(started.elapsed());
+            let ranked: Vec<String> = results.hits.into_iter().map(|h| h.path).collect();
+            let part = sums.entry(*held_out).or_default();
+            part.0 += ndcg_at_10(&ranked, relevant);
+            part.1 += 1;
+        }
+        let ndcg = |(sum, n): (f64, usize)| format!("{:.3}", sum / n.max(1) as f64);
+        let part = |held: bool| sums.get(&held).copied().unwrap_or_default();
+        let all = (part(false).0 + part(true).0, part(false).1 + part(true).1);
+        println!(
+            "| {label} | {} | {} | {} | {} |",
+            ndcg(part(false)),
+            ndcg(part(true)),
+            ndcg(all),
+            crate::ms(crate::quantile(&mut times, 0.5))
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_smart_records_and_judgements() {
+        let text = ".I 1\n.T\nA title\n.W\n   An abstract\nover two lines.\n.X\n1 5 1\n.I 2\n.W\nOnly text\n";
+        let r = records(text);
+        assert_eq!(r.len(), 2);
+        assert_eq!(r[0].id, 1);
+        assert_eq!(paragraph(&r[0].fields[&'T']), "A title");
+        assert_eq!(paragraph(&r[0].fields[&'W']), "An abstract over two lines.");
+        assert_eq!(paragraph(&r[1].fields[&'W']), "Only text");
+        let j = judgements("     1     28\t0\t0.000000\n01 1410  0 0\n1 3\n");
+        assert_eq!(j[&1], HashSet::from([28, 1410, 3]));
+    }
+}
