@@ -8,7 +8,8 @@
 //! (`*.rel` or `qrels.text`), case-insensitively. Each document becomes a
 //! note `# <.T title>` with its `.W` abstract as one paragraph; each
 //! request with at least one judged document is searched over all of them
-//! for the ten best notes, scored by nDCG@10 with binary relevance.
+//! for the ten best notes, scored by nDCG@10 with binary relevance. The
+//! requests' quotation marks are dropped (see `run`).
 //!
 //! **Held out**: requests with an even number are held out of any tuning;
 //! only the odd ones may guide a change. The split was fixed before the
@@ -136,7 +137,10 @@ pub(crate) fn run(dir: &Path, work: &Path, plan: &Plan) -> Result<(), String> {
         let Some(relevant) = judged.get(&request.id) else {
             continue;
         };
-        let text = paragraph(request.fields.get(&'W').map_or("", String::as_str));
+        // Quotation marks in these requests are prose ('the "best" match'),
+        // but Knower's query syntax reads a quoted phrase as required, so
+        // they are dropped: this measures ranking, not the syntax.
+        let text = paragraph(request.fields.get(&'W').map_or("", String::as_str)).replace('"', "");
         if text.is_empty() {
             continue;
         }

@@ -34,7 +34,7 @@ use crate::query::{Query, Scope};
 
 /// Bumped when the schema or the analyzer changes: an index of another
 /// version (or chunked differently) is rebuilt, not misread.
-const SCHEMA_VERSION: &str = "3";
+const SCHEMA_VERSION: &str = "4";
 
 #[derive(Clone, Copy)]
 pub(crate) struct Fields {
@@ -56,11 +56,14 @@ pub(crate) struct Fields {
     file_hash: Field,
 }
 
-/// (field, weight) pairs a free word is searched in.
+/// (field, weight) pairs a free word is searched in. The title weighs as
+/// much as the text: a short field already scores high, and more let one
+/// title word outrank an abstract holding the whole request (measured:
+/// BENCHMARKS.md, "Abstracts found by whole requests").
 fn weighted(f: &Fields) -> [(Field, f32); 6] {
     [
         (f.body, 1.0),
-        (f.title, 1.5),
+        (f.title, 1.0),
         (f.headings, 1.2),
         (f.path_text, 1.2),
         (f.tags, 1.5),
@@ -458,6 +461,17 @@ pub(crate) fn terms_of(column: &tantivy::columnar::StrColumn) -> Result<Vec<Stri
     Ok(terms)
 }
 
+/// The headings a chunk is indexed under, without a first heading that
+/// repeats the note's title: the title field already scores those words,
+/// and counting them in three fields (title, headings and the first
+/// chunk's text) let one title word outweigh two of the text.
+fn chunk_headings<'a>(title: &str, headings: &'a [String]) -> &'a [String] {
+    match headings.split_first() {
+        Some((first, rest)) if first.trim() == title.trim() => rest,
+        _ => headings,
+    }
+}
+
 fn term_query(field: Field, text: &str) -> Box<dyn TantivyQuery> {
     Box::new(TermQuery::new(
         Term::from_field_text(field, text),
@@ -503,7 +517,7 @@ impl Writer {
             doc.add_text(f.path_text, path.as_str());
             doc.add_text(f.title, &note.title);
             doc.add_text(f.parts, &note.title);
-            for heading in &chunk.headings {
+            for heading in chunk_headings(&note.title, &chunk.headings) {
                 doc.add_text(f.headings, heading);
                 doc.add_text(f.parts, heading);
             }

@@ -134,6 +134,33 @@ fn identifiers_versions_dates_and_paths_are_findable() {
     assert!(paths(&index, "parse_settings").is_empty());
 }
 
+/// A note whose title names one word of a request does not outrank one
+/// whose text holds the request: the title's words count as the title and
+/// as the first line's text, not a third time as a heading.
+#[test]
+fn a_title_word_is_not_counted_again_as_a_heading() {
+    let (_d, vault, index) = fixture(&no_model());
+    for (path, text) in [
+        (
+            "papers/0001.md",
+            "# Wings\n\nA survey of aircraft design in the early jet age, from drawings to models.\n",
+        ),
+        (
+            "papers/0002.md",
+            "# Tests in a tunnel\n\nThe wings of the model showed flutter at high speed; the flutter began near the tips and grew until the tests were stopped.\n",
+        ),
+    ] {
+        vault.write(path, text, &author()).unwrap();
+    }
+    index.catch_up(&mut |_, _| {}).unwrap();
+    let found = paths(&index, "flutter of wings");
+    assert_eq!(
+        found.first().map(String::as_str),
+        Some("papers/0002.md"),
+        "{found:?}"
+    );
+}
+
 #[test]
 fn a_word_inside_a_mixed_case_name_ranks_below_the_word_itself() {
     let (_d, vault, index) = fixture(&no_model());
