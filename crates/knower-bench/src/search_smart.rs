@@ -37,15 +37,15 @@ fn records(text: &str) -> Vec<Record> {
     let mut out: Vec<Record> = Vec::new();
     let mut field: Option<char> = None;
     for line in text.lines() {
-        if let Some(rest) = line.strip_prefix(".I") {
-            if let Ok(id) = rest.trim().parse() {
-                out.push(Record {
-                    id,
-                    fields: HashMap::new(),
-                });
-                field = None;
-                continue;
-            }
+        if let Some(rest) = line.strip_prefix(".I")
+            && let Ok(id) = rest.trim().parse()
+        {
+            out.push(Record {
+                id,
+                fields: HashMap::new(),
+            });
+            field = None;
+            continue;
         }
         let marker = line.trim_end();
         if marker.len() == 2 && marker.starts_with('.') {
