@@ -3,11 +3,13 @@
 requests for tuning, even ones held out).
 
     python3 -m venv env && env/bin/pip install bm25s PyStemmer rank_bm25
-    env/bin/python smart_bm25.py DIR [DIR ...]
+    env/bin/python smart_bm25.py [--k1 X] [--stopwords FILE] DIR [DIR ...]
 
 bm25s with the Snowball English stemmer and its English stop words (the
 issue's "bm25s + Snowball"), and rank_bm25's BM25Okapi over lower-cased
 words (the issue's "rank_bm25"); each document is its title and abstract.
+`--k1` and `--stopwords` (one word a line) change bm25s's, to see what
+Knower's choices (tantivy's k1 1.2, its own stop list) do to a plain BM25.
 """
 
 import math
@@ -66,7 +68,7 @@ def ndcg10(ranked, relevant):
     return dcg / ideal if ideal else 0.0
 
 
-def run(d):
+def run(d, k1=1.5, stopwords="en"):
     docs = records(find(d, lambda n: n.endswith(".all")))
     reqs = records(find(d, lambda n: n.endswith(".qry") or n == "query.text"))
     rel = judgements(find(d, lambda n: n.endswith(".rel") or n == "qrels.text"))
@@ -74,17 +76,17 @@ def run(d):
     texts = [paragraph(f.get("T", "")) + "\n" + paragraph(f.get("W", "")) for _, f in docs]
     questions = [(i, paragraph(f.get("W", ""))) for i, f in reqs if i in rel and f.get("W", "").strip()]
     stemmer = Stemmer.Stemmer("english")
-    bm = bm25s.BM25()
-    bm.index(bm25s.tokenize(texts, stopwords="en", stemmer=stemmer, show_progress=False), show_progress=False)
+    bm = bm25s.BM25(k1=k1)
+    bm.index(bm25s.tokenize(texts, stopwords=stopwords, stemmer=stemmer, show_progress=False), show_progress=False)
     okapi = BM25Okapi([re.findall(r"\w+", t.lower()) for t in texts])
-    print(f"\n### {os.path.basename(d.rstrip('/')).lower()}: references\n")
+    print(f"\n### {os.path.basename(d.rstrip('/')).lower()}: references (bm25s k1 {k1}, stop words {'en' if stopwords == 'en' else len(stopwords)})\n")
     print("| ranker | odd (tuning) | even (held out) | all |")
     print("|---|---|---|---|")
     for name in ("rank_bm25 BM25Okapi", "bm25s + Snowball"):
         sums = {False: [], True: []}
         for qid, q in questions:
             if name.startswith("bm25s"):
-                tokens = bm25s.tokenize([q], stopwords="en", stemmer=stemmer, show_progress=False)
+                tokens = bm25s.tokenize([q], stopwords=stopwords, stemmer=stemmer, show_progress=False)
                 if not tokens.vocab:
                     ranked = []
                 else:
@@ -98,5 +100,12 @@ def run(d):
         print(f"| {name} | {mean(sums[False]):.3f} | {mean(sums[True]):.3f} | {mean(sums[False] + sums[True]):.3f} |")
 
 
-for d in sys.argv[1:]:
-    run(d)
+args, k1, stopwords = sys.argv[1:], 1.5, "en"
+while args and args[0].startswith("--"):
+    if args[0] == "--k1":
+        k1 = float(args[1])
+    elif args[0] == "--stopwords":
+        stopwords = [w.strip() for w in open(args[1]) if w.strip()]
+    args = args[2:]
+for d in args:
+    run(d, k1, stopwords)
