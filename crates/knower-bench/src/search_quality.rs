@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use knower_index::{Fusion, Index, Mode, SearchOptions};
 use knower_vault::{Author, Vault};
@@ -208,7 +208,7 @@ struct Question {
 }
 
 /// nDCG@10 of a ranked list of notes with binary relevance.
-pub(crate) fn ndcg_at_10(ranked: &[String], relevant: &HashSet<String>) -> f64 {
+fn ndcg_at_10(ranked: &[String], relevant: &HashSet<String>) -> f64 {
     let gain = |i: usize| 1.0 / ((i + 2) as f64).log2();
     let dcg: f64 = ranked
         .iter()
@@ -385,6 +385,38 @@ pub(crate) fn locomo(
     Ok(())
 }
 
+/// A question, the notes relevant to it, and whether it is held out.
+pub(crate) type NoteQuestion = (String, HashSet<String>, bool);
+
+/// Searches each question for its ten best notes: the nDCG@10 sums and
+/// counts of the tuning part `[0]` and the held-out part `[1]`, and the
+/// median query time.
+pub(crate) fn rank_notes(
+    index: &Index,
+    mode: Mode,
+    questions: &[NoteQuestion],
+) -> Result<([(f64, usize); 2], Duration), String> {
+    let mut sums = [(0.0, 0usize); 2];
+    let mut times = Vec::new();
+    for (question, relevant, held_out) in questions {
+        let started = Instant::now();
+        let options = SearchOptions {
+            mode,
+            scope: None,
+            limit: 10,
+        };
+        let results = index
+            .search_notes(question, &options)
+            .map_err(|e| e.to_string())?;
+        times.push(started.elapsed());
+        let ranked: Vec<String> = results.hits.into_iter().map(|h| h.path).collect();
+        let part = &mut sums[*held_out as usize];
+        part.0 += ndcg_at_10(&ranked, relevant);
+        part.1 += 1;
+    }
+    Ok((sums, crate::quantile(&mut times, 0.5)))
+}
+
 // ---- LoCoMo session summaries -------------------------------------------------
 
 /// Notes the length of abstracts, found by whole questions: LoCoMo's 272
@@ -400,8 +432,7 @@ pub(crate) fn locomo_summaries(file: &Path, work: &Path, plan: &Plan) -> Result<
     .map_err(|e| e.to_string())?;
     let (vault, index) = open(&work.join("locomo-summaries"), plan)?;
     let author = Author::new("bench", "LoCoMo session summary");
-    // (question, relevant notes, held out)
-    let mut questions: Vec<(String, HashSet<String>, bool)> = Vec::new();
+    let mut questions: Vec<NoteQuestion> = Vec::new();
     for (nth, sample) in data.iter().enumerate() {
         let id = sample["sample_id"].as_str().unwrap_or("conv").to_string();
         let note = |n: usize| format!("summaries/{id}/session-{n:02}.md");
@@ -441,30 +472,13 @@ pub(crate) fn locomo_summaries(file: &Path, work: &Path, plan: &Plan) -> Result<
     println!("|---|---|---|---|");
     for (name, mode, fusion) in variants(plan) {
         index.set_fusion(fusion);
-        let mut sums = [(0.0, 0usize); 2];
-        let mut times = Vec::new();
-        for (question, relevant, held_out) in &questions {
-            let started = Instant::now();
-            let options = SearchOptions {
-                mode,
-                scope: None,
-                limit: 10,
-            };
-            let results = index
-                .search_notes(question, &options)
-                .map_err(|e| e.to_string())?;
-            times.push(started.elapsed());
-            let ranked: Vec<String> = results.hits.into_iter().map(|h| h.path).collect();
-            let part = &mut sums[*held_out as usize];
-            part.0 += ndcg_at_10(&ranked, relevant);
-            part.1 += 1;
-        }
+        let (sums, p50) = rank_notes(&index, mode, &questions)?;
         let ndcg = |(sum, n): (f64, usize)| format!("{:.3}", sum / n.max(1) as f64);
         println!(
             "| {name} | {} | {} | {} |",
             ndcg(sums[0]),
             ndcg(sums[1]),
-            crate::ms(crate::quantile(&mut times, 0.5))
+            crate::ms(p50)
         );
     }
     Ok(())

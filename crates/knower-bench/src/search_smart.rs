@@ -15,14 +15,11 @@
 //! only the odd ones may guide a change. The split was fixed before the
 //! first measurement, like LoCoMo's conversations 6–10.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
-use std::path::{Path, PathBuf};
-use std::time::Instant;
-
-use knower_index::SearchOptions;
 use knower_vault::Author;
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
 
-use crate::search_quality::{Plan, ndcg_at_10, open, prepare, variants};
+use crate::search_quality::{NoteQuestion, Plan, open, prepare, rank_notes, variants};
 
 /// One record of a SMART file: its number and its fields (`.T`, `.W`, …),
 /// each the text of the lines that follow the marker.
@@ -131,8 +128,7 @@ pub(crate) fn run(dir: &Path, work: &Path, plan: &Plan) -> Result<(), String> {
             .write(&note(doc.id), &format!("# {title}\n\n{body}\n"), &author)
             .map_err(|e| e.to_string())?;
     }
-    // (request, relevant notes, held out)
-    let mut questions: Vec<(String, HashSet<String>, bool)> = Vec::new();
+    let mut questions: Vec<NoteQuestion> = Vec::new();
     for request in &requests {
         let Some(relevant) = judged.get(&request.id) else {
             continue;
@@ -164,33 +160,15 @@ pub(crate) fn run(dir: &Path, work: &Path, plan: &Plan) -> Result<(), String> {
     println!("|---|---|---|---|---|");
     for (label, mode, fusion) in variants(plan) {
         index.set_fusion(fusion);
-        let mut sums: BTreeMap<bool, (f64, usize)> = BTreeMap::new();
-        let mut times = Vec::new();
-        for (question, relevant, held_out) in &questions {
-            let started = Instant::now();
-            let options = SearchOptions {
-                mode,
-                scope: None,
-                limit: 10,
-            };
-            let results = index
-                .search_notes(question, &options)
-                .map_err(|e| e.to_string())?;
-            times.push(started.elapsed());
-            let ranked: Vec<String> = results.hits.into_iter().map(|h| h.path).collect();
-            let part = sums.entry(*held_out).or_default();
-            part.0 += ndcg_at_10(&ranked, relevant);
-            part.1 += 1;
-        }
+        let (sums, p50) = rank_notes(&index, mode, &questions)?;
         let ndcg = |(sum, n): (f64, usize)| format!("{:.3}", sum / n.max(1) as f64);
-        let part = |held: bool| sums.get(&held).copied().unwrap_or_default();
-        let all = (part(false).0 + part(true).0, part(false).1 + part(true).1);
+        let all = (sums[0].0 + sums[1].0, sums[0].1 + sums[1].1);
         println!(
             "| {label} | {} | {} | {} | {} |",
-            ndcg(part(false)),
-            ndcg(part(true)),
+            ndcg(sums[0]),
+            ndcg(sums[1]),
             ndcg(all),
-            crate::ms(crate::quantile(&mut times, 0.5))
+            crate::ms(p50)
         );
     }
     Ok(())
