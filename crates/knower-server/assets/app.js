@@ -100,6 +100,7 @@ class App {
     });
     this.composer = new Composer(this);
     this.current = null;
+    this.visit = null;
     this.inboxCount = 0;
 
     document.getElementById('banner-close').addEventListener('click', () => { this.banner.hidden = true; });
@@ -178,16 +179,18 @@ class App {
     const [name, ...rest] = parts;
     const arg = rest.map(decodeURIComponent).join('/');
     this.current?.leave?.();
+    this.visit = {};
+    const app = this.seenBy(this.visit);
     let view;
     switch (name) {
-      case 'file': view = fileView(this, arg, params); break;
-      case 'inbox': view = arg ? inboxItemView(this, arg) : inboxView(this); break;
-      case 'updates': view = updatesView(this); break;
-      case 'journal': view = journalView(this); break;
-      case 'knowledge': view = knowledgeView(this); break;
-      case 'chat': view = chatView(this); break;
-      case 'garden': view = gardenView(this); break;
-      default: view = activityView(this);
+      case 'file': view = fileView(app, arg, params); break;
+      case 'inbox': view = arg ? inboxItemView(app, arg) : inboxView(app); break;
+      case 'updates': view = updatesView(app); break;
+      case 'journal': view = journalView(app); break;
+      case 'knowledge': view = knowledgeView(app); break;
+      case 'chat': view = chatView(app); break;
+      case 'garden': view = gardenView(app); break;
+      default: view = activityView(app);
     }
     view.name = name === 'inbox' && arg ? 'inbox-item' : name || 'activity';
     this.current = view;
@@ -200,6 +203,23 @@ class App {
     this.view.scrollTop = 0;
     fill(this.view, h('p', { class: 'muted' }, 'Loading…'));
     view.load().catch((error) => this.fail(error));
+  }
+
+  /// The app as one visit's view sees it. Once the user has moved on, its
+  /// `view` is a detached element and its title and tools are left alone,
+  /// so that a load finishing late, a stream or a timer of a view already
+  /// left cannot paint over the view now shown.
+  seenBy(visit) {
+    const offstage = document.createElement('div');
+    return new Proxy(this, {
+      get(app, key) {
+        const left = app.visit !== visit;
+        if (key === 'view' && left) return offstage;
+        if ((key === 'setCrumbs' || key === 'setTools') && left) return () => {};
+        const value = Reflect.get(app, key);
+        return typeof value === 'function' ? value.bind(app) : value;
+      },
+    });
   }
 
   go(hash) {

@@ -412,12 +412,11 @@ export function updatesView(app) {
   app.setCrumbs('Updates');
   app.tree.setActive(null);
   // Takes back everything the update changed.
-  const undo = (update, force, button) => undoAsked(app, button, force,
+  const refusals = new Map();
+  const undo = (update) => (force, button) => undoAsked(app, button, force,
     () => post(`/updates/${encodeURIComponent(update.id)}/undo`, { force }),
     (done) => `Update undone (change ${done.id}).`,
-    `[data-id="${CSS.escape(update.id)}"] .card-actions`,
-    (e) => undo(update, true, e.currentTarget),
-    () => view.load());
+    refusals, update.id, () => view.load());
   const view = {
     async load() {
       const updates = await get('/updates?limit=200');
@@ -440,7 +439,7 @@ export function updatesView(app) {
           update.error ? h('p', { class: 'error-text' }, update.error) : null,
           update.state === 'failed' ? h('div', { class: 'card-actions' }, retryButton(app, update.id)) : null,
           update.state === 'done' && !undone && update.changed_files?.length
-            ? h('div', { class: 'card-actions' }, h('button', { type: 'button', class: 'button', onclick: (e) => undo(update, false, e.currentTarget) }, icon('undo'), 'Undo'))
+            ? undoActions(refusals, update.id, undo(update))
             : null);
       })));
     },
@@ -452,23 +451,33 @@ export function updatesView(app) {
 }
 
 /// An undo from a list (updates, the journal): done, said and the list
-/// reloaded; when the server refuses because lines were edited since, the
-/// refusal is shown in the row (`actions`) with an "Undo anyway".
-async function undoAsked(app, button, force, request, said, actions, anyway, reload) {
+/// reloaded. When the server refuses because lines were edited since, the
+/// list keeps the refusal by row (`refusals`) and shows it with an "Undo
+/// anyway" (`undoActions`), so that a live reload does not wipe it.
+async function undoAsked(app, button, force, request, said, refusals, id, reload) {
   button.disabled = true;
   try {
     const done = await request();
+    refusals.delete(id);
     app.notify(said(done));
-    await reload();
   } catch (error) {
     button.disabled = false;
-    if (error.status === 409 && !force) {
-      fill(app.view.querySelector(actions), h('p', { class: 'error-text' }, error.message),
-        h('button', { type: 'button', class: 'button danger', onclick: anyway }, 'Undo anyway'));
-    } else {
+    if (error.status !== 409 || force) {
       app.fail(error);
+      return;
     }
+    refusals.set(id, error.message);
   }
+  await reload().catch((error) => app.fail(error));
+}
+
+/// A row's undo: the button, or the server's refusal and "Undo anyway".
+function undoActions(refusals, id, undo) {
+  const refused = refusals.get(id);
+  return h('div', { class: 'card-actions' }, refused == null
+    ? h('button', { type: 'button', class: 'button undo', onclick: (event) => undo(false, event.currentTarget) }, icon('undo'), 'Undo')
+    : [h('p', { class: 'error-text' }, refused),
+      h('button', { type: 'button', class: 'button danger', onclick: (event) => undo(true, event.currentTarget) }, 'Undo anyway')]);
 }
 
 // ---- the journal --------------------------------------------------------------
@@ -483,12 +492,11 @@ export function journalView(app) {
   let more = false;
   const PAGE = 100;
 
-  const undo = (change, force, button) => undoAsked(app, button, force,
+  const refusals = new Map();
+  const undo = (change) => (force, button) => undoAsked(app, button, force,
     () => post('/api/undo', { id: change.id, force }),
     (done) => (done ? `Change ${change.id} undone (change ${done.id}).` : `Change ${change.id} had nothing left to undo.`),
-    `[data-change="${change.id}"] .card-actions`,
-    (e) => undo(change, true, e.currentTarget),
-    () => view.load());
+    refusals, change.id, () => view.load());
 
   const row = (change) => h('li', { class: 'card journal-entry', 'data-change': change.id },
     h('div', { class: 'card-head' },
@@ -498,8 +506,7 @@ export function journalView(app) {
     h('ul', { class: 'files' }, change.files.map((file) => h('li', {},
       h('span', { class: 'letter', title: { A: 'added', M: 'modified', D: 'deleted' }[file.change] }, file.change),
       file.change === 'D' ? h('span', {}, file.path) : h('a', { href: fileHref(file.path) }, file.path)))),
-    h('div', { class: 'card-actions' },
-      h('button', { type: 'button', class: 'button undo', onclick: (event) => undo(change, false, event.currentTarget) }, icon('undo'), 'Undo')));
+    undoActions(refusals, change.id, undo(change)));
 
   const render = () => {
     if (!changes.length) {

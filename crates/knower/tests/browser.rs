@@ -145,13 +145,30 @@ impl Browser {
                 return;
             }
             if started.elapsed() > PATIENCE {
-                self.screenshot(&format!("failed-{}", what.replace(' ', "-")))
-                    .await;
+                let name: String = what
+                    .chars()
+                    .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+                    .take(80)
+                    .collect();
+                self.screenshot(&format!("failed-{name}")).await;
                 let page = self.eval("document.body.innerText.slice(0, 3000)").await;
                 panic!("timed out waiting until {what}; the page shows:\n{page}");
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
+    }
+
+    /// Clicks the element `element` (a JavaScript expression) once it is
+    /// shown: found and clicked in one script, so that a live re-render
+    /// between the two cannot take it away.
+    async fn click_shown(&self, element: &str) {
+        self.until(
+            &format!("{element} can be clicked"),
+            &format!(
+                "(() => {{ const shown = {element}; shown?.click(); return Boolean(shown); }})()"
+            ),
+        )
+        .await;
     }
 
     async fn click(&self, css: &str) {
@@ -304,7 +321,7 @@ fn a_note_sent_appears_in_the_tree_and_opens_rendered() {
             json!(0)
         );
         // The note shows the photo, loaded from the vault.
-        b.eval("[...document.querySelectorAll('.update-card[data-state=\"done\"] a')].find(a => a.innerText.endsWith('state.md')).click()").await;
+        b.click_shown("[...document.querySelectorAll('.update-card[data-state=\"done\"] a')].find(a => a.innerText.endsWith('state.md'))").await;
         b.until(
             "the photo is shown in the note",
             "[...document.querySelectorAll('#file-body img')].some(i => i.complete && i.naturalWidth === 1 && i.src.includes('/api/raw?path=projects%2Fatlas%2Fattachments%2Fwhiteboard.png'))",
@@ -360,8 +377,8 @@ fn a_note_sent_appears_in_the_tree_and_opens_rendered() {
             &format!("{stickers}?.dataset.state === 'done' && {stickers}.querySelector('.card-actions button')"),
         )
         .await;
-        b.eval(&format!(
-            "{stickers}.querySelector('.card-actions button').click()"
+        b.click_shown(&format!(
+            "({stickers})?.querySelector('.card-actions button')"
         ))
         .await;
         b.until(
@@ -675,7 +692,7 @@ fn an_edit_on_disk_re_renders_scripts_never_run_and_the_journal_undoes() {
         let entry = r#"[...document.querySelectorAll('#journal .journal-entry')].find(e => e.innerText.includes('hostile.md'))"#;
         b.until("the journal lists the edit", entry).await;
         b.screenshot("4-journal").await;
-        b.eval(&format!("{entry}.querySelector('button.undo').click()"))
+        b.click_shown(&format!("({entry})?.querySelector('button.undo')"))
             .await;
         let restored = Instant::now();
         loop {
@@ -703,22 +720,49 @@ fn an_edit_on_disk_re_renders_scripts_never_run_and_the_journal_undoes() {
         b.click(".place[data-view=activity]").await;
         b.click(".place[data-view=journal]").await;
         let created = r#"[...document.querySelectorAll('#journal .journal-entry')].find(e => e.innerText.includes('knower write projects/atlas/hostile.md'))"#;
-        b.until("the creation is listed", created).await;
-        b.eval(&format!("{created}.querySelector('button.undo').click()"))
+        b.click_shown(&format!("({created})?.querySelector('button.undo')"))
             .await;
+        let refused = format!(
+            "({created})?.querySelector('.error-text') && ({created})?.querySelector('button.danger')?.innerText === 'Undo anyway'"
+        );
+        b.until("the refusal is shown with Undo anyway", &refused)
+            .await;
+        assert!(vault.join("projects/atlas/hostile.md").exists());
+
+        // Another change reloads the journal live: the refusal stays until
+        // the user acts on it.
+        std::fs::write(vault.join("projects/atlas/later.md"), "# Later\n").unwrap();
         b.until(
-            "the refusal is shown with Undo anyway",
-            &format!("{created}.querySelector('.error-text') && {created}.querySelector('button.danger')?.innerText === 'Undo anyway'"),
+            "the journal shows the later change",
+            "[...document.querySelectorAll('#journal .journal-entry')].some(e => e.innerText.includes('later.md'))",
         )
         .await;
-        assert!(vault.join("projects/atlas/hostile.md").exists());
-        b.eval(&format!("{created}.querySelector('button.danger').click()"))
+        assert_eq!(b.eval(&refused).await, json!(true), "the refusal was lost");
+        b.click_shown(&format!("({created})?.querySelector('button.danger')"))
             .await;
         let forced = Instant::now();
         while vault.join("projects/atlas/hostile.md").exists() {
             assert!(forced.elapsed() < PATIENCE, "Undo anyway did not undo");
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
+
+        // A list that answers late does not paint over the view the user
+        // moved on to.
+        b.eval("(() => { const fetch = window.fetch; window.fetch = (url, init) => String(url).includes('/api/log') ? new Promise((done) => setTimeout(done, 1500)).then(() => fetch(url, init)) : fetch(url, init); return true; })()").await;
+        b.click(".place[data-view=knowledge]").await;
+        b.click(".place[data-view=journal]").await;
+        b.click(".place[data-view=activity]").await;
+        b.until(
+            "the activity view is shown",
+            "document.querySelector('#view .empty, #activity')",
+        )
+        .await;
+        tokio::time::sleep(Duration::from_millis(2500)).await;
+        assert_eq!(
+            b.eval("[Boolean(document.querySelector('#journal')), document.querySelector('#crumbs').innerText]").await,
+            json!([false, "Activity"]),
+            "the journal's late answer replaced the activity view"
+        );
         b
     });
 }
