@@ -22,6 +22,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let notes: usize = option(args, "--notes", 1000)?;
     let updates: usize = option(args, "--updates", 60)?;
     let verbose = args.iter().any(|a| a == "--verbose");
+    // `--sets notes,sequence4`: only the sets whose file names hold one of
+    // these (a set still held out is then not shown by accident).
+    let only: String = option(args, "--sets", String::new())?;
     let sets = [
         ("notes.tsv", "the set the rules were tuned on", Run::Alone),
         (
@@ -54,8 +57,14 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: written with sequence4, run only after the fourth round's changes, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence6/sequence6.tsv",
+            "held out: written after sequence5 was read, run only after the changes it led to, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
-    for (file, about, run) in sets {
+    let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
+    for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
         let decided = routing(file, run)?;
         report(file, about, &decided, verbose);
     }
