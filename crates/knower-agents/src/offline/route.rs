@@ -192,6 +192,21 @@ const TASK_STARTS: &[&str] = &[
     "decide ",
     "organise ",
     "organize ",
+    "draw ",
+    "create ",
+    "cut ",
+    "back up ",
+    "mow ",
+    "fetch ",
+    "deliver ",
+    "chase ",
+    "learn ",
+    "memorise ",
+    "memorize ",
+    "revise ",
+    "investigate ",
+    "translate ",
+    "proofread ",
 ];
 /// Past tenses that do not end in "-ed" (an update that starts with one, or
 /// with "we"/"they" and one, reports something that happened).
@@ -213,30 +228,93 @@ const NOT_PAST: &str = "need bed red shed seed feed speed weed breed proceed exc
 /// is as often an adjective ("inverted index compression…").
 const OBJECT_STARTS: &str = "the a an our my his her their its your this that these those some \
     all both two three four five six seven eight nine ten";
+/// Words that place a text in the recent past ("…last night", "…this
+/// morning"): with them, a first word in "-ed" before a preposition is a
+/// past ("playtested with friends last night"), not an adjective
+/// ("interested in the cello").
+const PAST_TIMES: &[&str] = &[
+    "today",
+    "yesterday",
+    "last night",
+    "this morning",
+    "this afternoon",
+    "this evening",
+    "earlier",
+    "just now",
+    "ago",
+];
+/// What may follow a past tense after its subject ("the prizes arrived
+/// from…", "the car broke down", "Miso had her…"), beside an object or a
+/// preposition.
+const AFTER_A_PAST: &str = "today yesterday tonight last this earlier again finally back up down \
+    out off over it them him us me";
+/// Words that start a subject ("the raffle prizes…", "our drummer…");
+/// "my" is left to the facts about the user ("my sister moved…").
+const SUBJECT_STARTS: &str = "the our his her their its this that these those a an";
+/// Words that end a subject without a past ("the house was built…", "the
+/// plumber says…"): what follows is a state, not something that happened.
+const NOT_A_PAST_VERB: &str = "is are was were be been has have will would can could should may \
+    might must do does did isn't aren't wasn't weren't hasn't haven't won't can't";
 
 /// Whether `first` (the text, lower-case, from its first word) reports
 /// something that happened: "we" or "they" and a past tense ("we recorded
-/// the vocals…"), an irregular past ("sang three carols…"), or a past tense
-/// in "-ed" and its object ("recorded the intro…").
+/// the vocals…"), an irregular past ("sang three carols…"), a past tense
+/// in "-ed" and its object ("recorded the intro…"), or a subject and its
+/// past ("the raffle prizes arrived from the shop", "Miso had her second
+/// vaccination").
 fn reports_the_past(first: &str) -> bool {
-    let mut words = first
-        .split(|c: char| !c.is_alphanumeric() && c != '\'')
-        .filter(|w| !w.is_empty());
-    let mut verb = words.next().unwrap_or_default();
-    let subject = verb == "we" || verb == "they";
-    if subject {
-        verb = words.next().unwrap_or_default();
-    }
-    let next = words.next().unwrap_or_default();
+    // A hyphenated word stays whole: "turned-down" is an adjective.
+    let words: Vec<&str> = first
+        .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let word = |i: usize| words.get(i).copied().unwrap_or_default();
     let listed = |list: &str, w: &str| list.split_whitespace().any(|l| l == w);
+    let recent = PAST_TIMES.iter().any(|t| contains_words(first, t));
+    let subject = word(0) == "we" || word(0) == "they";
+    let at = usize::from(subject);
+    let (verb, next) = (word(at), word(at + 1));
     if listed(AMBIGUOUS_PAST, verb) {
         return subject || listed(OBJECT_STARTS, next) || listed(PREPOSITIONS, next);
     }
     if listed(IRREGULAR_PAST, verb) {
         return true;
     }
-    let past = verb.len() >= 5 && verb.ends_with("ed") && !listed(NOT_PAST, verb);
-    past && (subject || listed(OBJECT_STARTS, next))
+    if is_past_in_ed(verb) {
+        let preposition = listed(PREPOSITIONS, next) && recent;
+        return subject || listed(OBJECT_STARTS, next) || preposition;
+    }
+    // A subject first: one word ("Miso had…", "it passed…") or a
+    // determiner and up to three words ("the raffle prizes arrived…"),
+    // ended by a verb that is not a past or by the start of an object
+    // ("the mirror shows a…").
+    let verb_at = if listed(SUBJECT_STARTS, word(0)) {
+        (1..=4)
+            .take_while(|&i| !listed(NOT_A_PAST_VERB, word(i)) && !listed(OBJECT_STARTS, word(i)))
+            .find(|&i| is_past(word(i)))
+    } else {
+        Some(1).filter(|&i| is_past(word(i)) && word(0) != "i")
+    };
+    verb_at.is_some_and(|i| {
+        let next = word(i + 1);
+        next.is_empty()
+            || listed(OBJECT_STARTS, next)
+            || listed(PREPOSITIONS, next)
+            || listed(AFTER_A_PAST, next)
+    })
+}
+
+/// A past tense, irregular or in "-ed".
+fn is_past(word: &str) -> bool {
+    IRREGULAR_PAST.split_whitespace().any(|p| p == word)
+        || AMBIGUOUS_PAST.split_whitespace().any(|p| p == word)
+        || is_past_in_ed(word)
+}
+
+/// A word in "-ed" long enough not to be a short word ("bed", "red") and
+/// not one of the known exceptions ("need", "hundred").
+fn is_past_in_ed(word: &str) -> bool {
+    word.len() >= 5 && word.ends_with("ed") && !NOT_PAST.split_whitespace().any(|w| w == word)
 }
 
 /// Said of the user directly: a preference even when a task word starts it.
@@ -331,7 +409,7 @@ const PREFERENCE_WORDS: &[&str] = &[
 const VAGUE: &str = "thing things stuff someone somebody something anyone anybody anything \
     everything everyone whatever one ones other others it them they this that these those \
     week weeks tomorrow today tonight yesterday later soon next last time again morning \
-    evening weekend monday tuesday wednesday thursday friday saturday sunday \
+    afternoon evening night nights weekend monday tuesday wednesday thursday friday saturday sunday \
     january february march april may june july august september october november december \
     call check do see look talk discuss ask let lets go get make think sort handle deal \
     follow remind remember need needs want please maybe same like also \
@@ -340,7 +418,9 @@ const VAGUE: &str = "thing things stuff someone somebody something anyone anybod
     item items option options question questions page pages \
     find start finish use try keep put give take come back move say tell know mean seem \
     new old good bad big small great nice interesting important first last little much \
-    many well really still just even probably actually especially";
+    many well really still just even probably actually especially \
+    two three four five six seven eight nine ten eleven twelve twenty hundred thousand \
+    second third";
 
 /// Phrases that point at something the text does not say.
 const REFERENTIAL: &[&str] = &[
@@ -1074,6 +1154,21 @@ mod tests {
             ("Left shoulder is stiff after the climb", Kind::Note),
             ("Lost luggage claims take a week", Kind::Note),
             ("Had a long call with the bank", Kind::Event),
+            ("Climbed with Ana at the gym this morning", Kind::Event),
+            ("Excited about the new studio", Kind::Note),
+            ("The new drummer joined us for the gig", Kind::Event),
+            ("Lena sent the contract back", Kind::Event),
+            ("It rained all weekend", Kind::Event),
+            ("The house was built in 1930", Kind::Note),
+            ("The shared drive needs a cleanup", Kind::Note),
+            (
+                "The lens shows a washed-out corner in the photos",
+                Kind::Note,
+            ),
+            ("The tent has a torn seam", Kind::Note),
+            ("The plumber says the pipes are fine", Kind::Note),
+            ("Return borrowed books to the library", Kind::Task),
+            ("Draw the floor plan to scale", Kind::Task),
         ] {
             assert_eq!(kind_of(text), kind, "{text}");
         }
