@@ -192,6 +192,7 @@ const TASK_STARTS: &[&str] = &[
     "decide ",
     "organise ",
     "organize ",
+    "put ",
     "draw ",
     "create ",
     "cut ",
@@ -211,7 +212,7 @@ const TASK_STARTS: &[&str] = &[
 /// Past tenses that do not end in "-ed" (an update that starts with one, or
 /// with "we"/"they" and one, reports something that happened).
 const IRREGULAR_PAST: &str = "had sang went got made wrote built sold took gave found met ran began \
-    won lost sent spent left came saw told held chose drove flew grew heard kept knew led put \
+    won lost sent spent left came saw told held chose drove flew grew heard kept knew led \
     said shot spoke stood taught threw broke fell felt brought caught fought sought dug hung \
     rode rose sat slept swam tore woke wore";
 /// Irregular pasts that are as often adjectives before a bare noun ("left
@@ -247,10 +248,12 @@ const PAST_TIMES: &[&str] = &[
 /// from…", "the car broke down", "Miso had her…"), beside an object or a
 /// preposition.
 const AFTER_A_PAST: &str = "today yesterday tonight last this earlier again finally back up down \
-    out off over it them him us me";
+    out off over it them him us me she he we they you";
 /// Words that start a subject ("the raffle prizes…", "our drummer…");
 /// "my" is left to the facts about the user ("my sister moved…").
 const SUBJECT_STARTS: &str = "the our his her their its this that these those a an";
+/// How the user names themself at the start of a fact about them.
+const THE_USER: &str = "i i'm i've i'd me my mine";
 /// Words that end a subject without a past ("the house was built…", "the
 /// plumber says…"): what follows is a state, not something that happened.
 const NOT_A_PAST_VERB: &str = "is are was were be been has have will would can could should may \
@@ -277,24 +280,32 @@ fn reports_the_past(first: &str) -> bool {
     if listed(AMBIGUOUS_PAST, verb) {
         return subject || listed(OBJECT_STARTS, next) || listed(PREPOSITIONS, next);
     }
-    if listed(IRREGULAR_PAST, verb) {
+    if is_irregular_past(verb) {
         return true;
     }
     if is_past_in_ed(verb) {
         let preposition = listed(PREPOSITIONS, next) && recent;
         return subject || listed(OBJECT_STARTS, next) || preposition;
     }
-    // A subject first: one word ("Miso had…", "it passed…") or a
-    // determiner and up to three words ("the raffle prizes arrived…"),
-    // ended by a verb that is not a past or by the start of an object
-    // ("the mirror shows a…").
-    let verb_at = if listed(SUBJECT_STARTS, word(0)) {
-        (1..=4)
-            .take_while(|&i| !listed(NOT_A_PAST_VERB, word(i)) && !listed(OBJECT_STARTS, word(i)))
-            .find(|&i| is_past(word(i)))
+    // A subject first: one or two words ("Miso had…", "Aunt Colette
+    // confirmed…") or a determiner and up to three words ("the raffle
+    // prizes arrived…"), ended by a verb that is not a past or by the start
+    // of an object ("the mirror shows a…"). The user is not a subject here:
+    // "I'm left-handed" is a fact about them.
+    let last = if listed(SUBJECT_STARTS, word(0)) {
+        4
     } else {
-        Some(1).filter(|&i| is_past(word(i)) && word(0) != "i")
+        2
     };
+    let verb_at = (!listed(THE_USER, word(0)))
+        .then(|| {
+            (1..=last)
+                .take_while(|&i| {
+                    !listed(NOT_A_PAST_VERB, word(i)) && !listed(OBJECT_STARTS, word(i))
+                })
+                .find(|&i| is_past(word(i)))
+        })
+        .flatten();
     verb_at.is_some_and(|i| {
         let next = word(i + 1);
         next.is_empty()
@@ -306,15 +317,25 @@ fn reports_the_past(first: &str) -> bool {
 
 /// A past tense, irregular or in "-ed".
 fn is_past(word: &str) -> bool {
-    IRREGULAR_PAST.split_whitespace().any(|p| p == word)
+    is_irregular_past(word)
         || AMBIGUOUS_PAST.split_whitespace().any(|p| p == word)
         || is_past_in_ed(word)
 }
 
-/// A word in "-ed" long enough not to be a short word ("bed", "red") and
-/// not one of the known exceptions ("need", "hundred").
+/// An irregular past, or one done again ("rebuilt", "rewrote").
+fn is_irregular_past(word: &str) -> bool {
+    let listed = |w: &str| IRREGULAR_PAST.split_whitespace().any(|p| p == w);
+    listed(word) || word.strip_prefix("re").is_some_and(listed)
+}
+
+/// A word in "-ed" long enough not to be a short word ("bed", "red"), not
+/// a compound ("left-handed", "turned-down": adjectives) and not one of the
+/// known exceptions ("need", "hundred").
 fn is_past_in_ed(word: &str) -> bool {
-    word.len() >= 5 && word.ends_with("ed") && !NOT_PAST.split_whitespace().any(|w| w == word)
+    word.len() >= 5
+        && word.ends_with("ed")
+        && !word.contains('-')
+        && !NOT_PAST.split_whitespace().any(|w| w == word)
 }
 
 /// Said of the user directly: a preference even when a task word starts it.
@@ -409,7 +430,7 @@ const PREFERENCE_WORDS: &[&str] = &[
 const VAGUE: &str = "thing things stuff someone somebody something anyone anybody anything \
     everything everyone whatever one ones other others it them they this that these those \
     week weeks tomorrow today tonight yesterday later soon next last time again morning \
-    afternoon evening night nights weekend monday tuesday wednesday thursday friday saturday sunday \
+    afternoon evening night nights weekend spring summer autumn fall winter monday tuesday wednesday thursday friday saturday sunday \
     january february march april may june july august september october november december \
     call check do see look talk discuss ask let lets go get make think sort handle deal \
     follow remind remember need needs want please maybe same like also \
@@ -420,7 +441,9 @@ const VAGUE: &str = "thing things stuff someone somebody something anyone anybod
     new old good bad big small great nice interesting important first last little much \
     many well really still just even probably actually especially \
     two three four five six seven eight nine ten eleven twelve twenty hundred thousand \
-    second third";
+    second third \
+    i'm i've i'll i'd we're we've we'll it's that's there's let's don't doesn't didn't can't \
+    won't isn't aren't wasn't";
 
 /// Phrases that point at something the text does not say.
 const REFERENTIAL: &[&str] = &[
@@ -473,6 +496,24 @@ pub fn kind_of(text: &str) -> Kind {
     } else {
         Kind::Note
     }
+}
+
+/// The text after the imperative that makes it a task ("book", "pick
+/// up"): that verb says what to do, not what about, and would otherwise tie
+/// "Book the movers" to whichever project's notes mention a book.
+fn without_task_opening(text: &str) -> &str {
+    let trimmed = text.trim_start();
+    TASK_STARTS
+        .iter()
+        .map(|s| s.trim_end())
+        .filter(|s| s.chars().all(|c| c.is_ascii_lowercase() || c == ' '))
+        .find_map(|s| {
+            let opening = trimmed.get(..s.len())?;
+            let rest = &trimmed[s.len()..];
+            (opening.eq_ignore_ascii_case(s) && rest.starts_with(char::is_whitespace))
+                .then_some(rest.trim_start())
+        })
+        .unwrap_or(text)
 }
 
 /// `needle` in `hay` at word boundaries.
@@ -675,7 +716,7 @@ pub const MEANING_MARGIN: f32 = 0.15;
 pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
     let kind = kind_of(text);
     let lower = text.to_lowercase();
-    let words = content_words(text);
+    let words = content_words(without_task_opening(text));
     let projects = projects(vault)?;
     let named: Vec<&Project> = projects
         .iter()
@@ -1169,9 +1210,21 @@ mod tests {
             ("The plumber says the pipes are fine", Kind::Note),
             ("Return borrowed books to the library", Kind::Task),
             ("Draw the floor plan to scale", Kind::Task),
+            ("Put the winter tyres on", Kind::Task),
+            ("Rebuilt the gearbox with new bearings", Kind::Event),
+            ("Aunt Rosa confirmed she is coming", Kind::Event),
+            ("I'm left-handed", Kind::Preference),
         ] {
             assert_eq!(kind_of(text), kind, "{text}");
         }
+    }
+
+    #[test]
+    fn a_task_opening_is_not_what_the_task_is_about() {
+        assert_eq!(without_task_opening("Book the movers"), "the movers");
+        assert_eq!(without_task_opening("pick up the kids"), "the kids");
+        assert_eq!(without_task_opening("Books to read"), "Books to read");
+        assert_eq!(without_task_opening("Éclair recipe"), "Éclair recipe");
     }
 
     #[test]
