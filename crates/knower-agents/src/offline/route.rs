@@ -209,6 +209,45 @@ const TASK_STARTS: &[&str] = &[
     "translate ",
     "proofread ",
 ];
+/// Verbs that, in their plain form before an object, ask for something to
+/// be done ("treat the boards…", "do twenty puzzles…", "send everyone…"):
+/// the imperative of a task whose verb [`TASK_STARTS`] does not list. The
+/// object is what tells "seal the vent" from "seal colony numbers…"; verbs
+/// of feeling ("love the…", "hope the…") are not here.
+const ACTION_VERBS: &str = "do treat seal wipe scrub sweep mop dust hang mount drill screw fit \
+    assemble dismantle fill empty drain flush sharpen oil grease tighten loosen adjust level lay \
+    pour mix chop peel boil fry roast freeze defrost store sort scan photograph copy stamp post \
+    mail ship wrap unpack carry lift load unload tow park drive walk feed groom brush bathe trim \
+    prune weed dig sow spray cover protect insulate wire solder connect disconnect plug unplug \
+    restart reboot reset delete archive tag rename merge split edit publish announce host chair \
+    lead attend join skip swap switch sell lend borrow donate offer quote invoice refund claim \
+    report record log track count weigh practice train stretch prepare change mend patch sew \
+    iron fold rake hoover declutter keep show teach help meet introduce forward print \
+    design research study sketch build label glue sand charge vacuum text message email clear \
+    inspect service repaint rewrite redo rebuild replace restore upgrade";
+/// What follows a verb of [`ACTION_VERBS`] when it asks for a task: its
+/// object, or a pronoun standing for one.
+const OBJECTS: &str = "everyone everybody everything it them him me us up out down off back \
+    eleven twelve twenty thirty forty fifty hundred";
+
+/// Whether `first` (the text, lower-case, from its first word) opens with
+/// an imperative and its object ("treat the cladding…", "send everyone
+/// the questions…").
+fn asks_for_something(first: &str) -> bool {
+    let mut words = first
+        .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-')
+        .filter(|w| !w.is_empty());
+    let (verb, next) = (
+        words.next().unwrap_or_default(),
+        words.next().unwrap_or_default(),
+    );
+    let listed = |list: &str, w: &str| list.split_whitespace().any(|l| l == w);
+    listed(ACTION_VERBS, verb)
+        && (listed(OBJECT_STARTS, next)
+            || listed(OBJECTS, next)
+            || !next.is_empty() && next.chars().all(|c| c.is_ascii_digit()))
+}
+
 /// Past tenses that do not end in "-ed" (an update that starts with one, or
 /// with "we"/"they" and one, reports something that happened).
 const IRREGULAR_PAST: &str = "had sang went got made wrote built sold took gave found met ran began \
@@ -287,15 +326,15 @@ fn reports_the_past(first: &str) -> bool {
         let preposition = listed(PREPOSITIONS, next) && recent;
         return subject || listed(OBJECT_STARTS, next) || preposition;
     }
-    // A subject first: one or two words ("Miso had…", "Aunt Colette
-    // confirmed…") or a determiner and up to three words ("the raffle
+    // A subject first: up to three words ("Miso had…", "Aunt Colette
+    // confirmed…", "Pepper's glucose curve came back…") or a determiner and up to three words ("the raffle
     // prizes arrived…"), ended by a verb that is not a past or by the start
     // of an object ("the mirror shows a…"). The user is not a subject here:
     // "I'm left-handed" is a fact about them.
     let last = if listed(SUBJECT_STARTS, word(0)) {
         4
     } else {
-        2
+        3
     };
     let verb_at = (!listed(THE_USER, word(0)))
         .then(|| {
@@ -420,6 +459,11 @@ const PREFERENCE_WORDS: &[&str] = &[
     "i usually",
     "i always ",
     "i never ",
+    "i can't stand",
+    "i cannot stand",
+    "i enjoy",
+    "i'd rather",
+    "i would rather",
 ];
 
 /// Words that say nothing of what a note is about: vague nouns, times,
@@ -433,6 +477,7 @@ const VAGUE: &str = "thing things stuff someone somebody something anyone anybod
     afternoon evening night nights weekend spring summer autumn fall winter monday tuesday wednesday thursday friday saturday sunday \
     january february march april may june july august september october november december \
     call check do see look talk discuss ask let lets go get make think sort handle deal \
+    came went got made took gave said told kept did done gone \
     follow remind remember need needs want please maybe same like also \
     day days month months year years hour hours holiday holidays someday sometime now \
     idea ideas plan plans point points way ways part parts kind lot lots bit place list \
@@ -485,7 +530,7 @@ pub fn kind_of(text: &str) -> Kind {
     };
     if ABOUT_ME.iter().any(|s| first.starts_with(s)) {
         Kind::Preference
-    } else if TASK_STARTS.iter().any(|s| first.starts_with(s)) {
+    } else if TASK_STARTS.iter().any(|s| first.starts_with(s)) || asks_for_something(first) {
         Kind::Task
     } else if EVENT_WORDS.iter().any(|w| contains_words(&lower, w)) || reports_the_past(first) {
         Kind::Event
@@ -498,22 +543,35 @@ pub fn kind_of(text: &str) -> Kind {
     }
 }
 
-/// The text after the imperative that makes it a task ("book", "pick
-/// up"): that verb says what to do, not what about, and would otherwise tie
-/// "Book the movers" to whichever project's notes mention a book.
-fn without_task_opening(text: &str) -> &str {
+/// The text after the verb that opens a task ("book the movers", "pick
+/// up…", "treat the boards…"): that verb says what to do, not what about,
+/// and would otherwise tie "Book the movers" to whichever project's notes
+/// mention a book. (The past that opens an event stays: "playtested…",
+/// "harvested…" are as often the project's own words.)
+fn without_task_opening(text: &str, kind: Kind) -> &str {
     let trimmed = text.trim_start();
-    TASK_STARTS
+    let lower = trimmed.to_lowercase();
+    if kind != Kind::Task || lower.len() != trimmed.len() {
+        // Lower-casing changed a length: offsets would not carry over.
+        return text;
+    }
+    let listed = TASK_STARTS
         .iter()
         .map(|s| s.trim_end())
         .filter(|s| s.chars().all(|c| c.is_ascii_lowercase() || c == ' '))
-        .find_map(|s| {
-            let opening = trimmed.get(..s.len())?;
-            let rest = &trimmed[s.len()..];
-            (opening.eq_ignore_ascii_case(s) && rest.starts_with(char::is_whitespace))
-                .then_some(rest.trim_start())
+        .find(|s| lower.starts_with(s) && lower[s.len()..].starts_with(char::is_whitespace))
+        .map(str::len);
+    let imperative = || {
+        asks_for_something(&lower).then(|| {
+            trimmed
+                .find(|c: char| !c.is_alphanumeric())
+                .unwrap_or(trimmed.len())
         })
-        .unwrap_or(text)
+    };
+    match listed.or_else(imperative) {
+        Some(end) => trimmed[end..].trim_start(),
+        None => text,
+    }
 }
 
 /// `needle` in `hay` at word boundaries.
@@ -716,7 +774,7 @@ pub const MEANING_MARGIN: f32 = 0.15;
 pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
     let kind = kind_of(text);
     let lower = text.to_lowercase();
-    let words = content_words(without_task_opening(text));
+    let words = content_words(without_task_opening(text, kind));
     let projects = projects(vault)?;
     let named: Vec<&Project> = projects
         .iter()
@@ -1214,17 +1272,32 @@ mod tests {
             ("Rebuilt the gearbox with new bearings", Kind::Event),
             ("Aunt Rosa confirmed she is coming", Kind::Event),
             ("I'm left-handed", Kind::Preference),
+            ("Treat the fence with oil", Kind::Task),
+            ("Do twenty push-ups a day", Kind::Task),
+            ("Send everyone the agenda", Kind::Task),
+            ("Love the new layout", Kind::Note),
+            ("Design review went well", Kind::Note),
+            ("Pepper's glucose curve came back better", Kind::Event),
+            ("I can't stand loud restaurants", Kind::Preference),
         ] {
             assert_eq!(kind_of(text), kind, "{text}");
         }
     }
 
     #[test]
-    fn a_task_opening_is_not_what_the_task_is_about() {
-        assert_eq!(without_task_opening("Book the movers"), "the movers");
-        assert_eq!(without_task_opening("pick up the kids"), "the kids");
-        assert_eq!(without_task_opening("Books to read"), "Books to read");
-        assert_eq!(without_task_opening("Éclair recipe"), "Éclair recipe");
+    fn the_verb_that_opens_a_task_is_not_what_it_is_about() {
+        let task = |text| without_task_opening(text, Kind::Task);
+        assert_eq!(task("Book the movers"), "the movers");
+        assert_eq!(task("pick up the kids"), "the kids");
+        assert_eq!(task("Treat the boards"), "the boards");
+        assert_eq!(task("Books to read"), "Books to read");
+        assert_eq!(task("Éclair recipe"), "Éclair recipe");
+        assert_eq!(
+            task("İstanbul: book the flight"),
+            "İstanbul: book the flight"
+        );
+        let event = without_task_opening("Booked the ferry", Kind::Event);
+        assert_eq!(event, "Booked the ferry");
     }
 
     #[test]
