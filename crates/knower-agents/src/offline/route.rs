@@ -287,7 +287,7 @@ const PAST_TIMES: &[&str] = &[
 /// from…", "the car broke down", "Miso had her…"), beside an object or a
 /// preposition.
 const AFTER_A_PAST: &str = "today yesterday tonight last this earlier again finally back up down \
-    out off over it them him us me she he we they you";
+    out off over it them him us me she he we they you and";
 /// Words that start a subject ("the raffle prizes…", "our drummer…");
 /// "my" is left to the facts about the user ("my sister moved…").
 const SUBJECT_STARTS: &str = "the our his her their its this that these those a an";
@@ -490,6 +490,15 @@ const VAGUE: &str = "thing things stuff someone somebody something anyone anybod
     i'm i've i'll i'd we're we've we'll it's that's there's let's don't doesn't didn't can't \
     won't isn't aren't wasn't";
 
+/// Whether the text weighs options rather than says something: "either
+/// the van or the website…", "whether the fair or the telescope…", "the
+/// bathroom or the hotel, whichever…". ("Ask whether the battery fits" is
+/// a question to someone else, not a choice.)
+fn weighs_options(lower: &str) -> bool {
+    let said = |w| contains_words(lower, w);
+    (said("either") || said("whether")) && said("or") || said("whichever")
+}
+
 /// Phrases that point at something the text does not say.
 const REFERENTIAL: &[&str] = &[
     "same as",
@@ -532,7 +541,7 @@ pub fn kind_of(text: &str) -> Kind {
         Kind::Preference
     } else if TASK_STARTS.iter().any(|s| first.starts_with(s)) || asks_for_something(first) {
         Kind::Task
-    } else if EVENT_WORDS.iter().any(|w| contains_words(&lower, w)) || reports_the_past(first) {
+    } else if EVENT_WORDS.iter().any(|w| said_unnegated(&lower, w)) || reports_the_past(first) {
         Kind::Event
     } else if PREFERENCE_WORDS.iter().any(|w| lower.contains(w))
         || FIRST_PERSON.iter().any(|s| first.starts_with(s))
@@ -572,6 +581,22 @@ fn without_task_opening(text: &str, kind: Kind) -> &str {
         Some(end) => trimmed[end..].trim_start(),
         None => text,
     }
+}
+
+/// `word` in `text` at word boundaries, and not denied just before
+/// ("haven't decided", "not approved", "never shipped").
+fn said_unnegated(text: &str, word: &str) -> bool {
+    text.match_indices(word.trim()).any(|(at, found)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + found.len()..].chars().next();
+        let whole =
+            !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric);
+        let denied = text[..at]
+            .split_whitespace()
+            .next_back()
+            .is_some_and(|w| w == "not" || w == "never" || w.ends_with("n't"));
+        whole && !denied
+    })
 }
 
 /// `needle` in `hay` at word boundaries.
@@ -687,6 +712,23 @@ fn sole_holder(holdings: &[(String, Vec<String>)]) -> Option<(&str, &[String])> 
         .next()
         .is_none()
         .then_some((project.as_str(), held.as_slice()))
+}
+
+/// The words of `text` written as names: capitalised inside a sentence
+/// ("the gîte near Fontainebleau"), as index terms. A sentence's first
+/// word is capitalised whatever it is, so it does not count.
+fn names_in(text: &str) -> std::collections::HashSet<String> {
+    let mut names = std::collections::HashSet::new();
+    let mut sentence_start = true;
+    for token in text.split_whitespace() {
+        let word = token.trim_start_matches(|c: char| !c.is_alphanumeric());
+        if !sentence_start && word.starts_with(char::is_uppercase) {
+            names.extend(whole_words(word));
+        }
+        sentence_start =
+            token.ends_with(['.', '!', '?', ':', ';']) || word.is_empty() && sentence_start;
+    }
+    names
 }
 
 /// How sure a filing on a sole holder's words is: below any filing that
@@ -902,6 +944,13 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         why.push("It says too little to place: none of its words tells what it is about.".into());
         return Ok(inbox(kind, why, options));
     }
+    // Options weighed are a question for the user, whichever they name.
+    if weighs_options(&lower) {
+        why.push(
+            "It weighs options (“either… or…”, “whether…”): which one is for you to say.".into(),
+        );
+        return Ok(inbox(kind, why, options));
+    }
     let listed = |w: &[String]| w.join(", ");
     why.push(format!("Its content words: {}.", listed(&words)));
     // What every project's notes hold of the note: the shares need the
@@ -1040,9 +1089,30 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         return Ok(decided(top, confidence, why));
     }
     // One project alone holds words of the note (a distinctive word such
-    // as "NAS", "tiler" or "restic" that no other project's notes use),
-    // and the meaning, when known, does not point elsewhere.
-    if let Some((best, held)) = sole_holder(&holdings) {
+    // as "NAS", "tiler" or "restic" that no other project's notes use), or
+    // alone holds the names in it ("…near Fontainebleau", while "booked"
+    // matches another's "books"), and the meaning, when known, does not
+    // point elsewhere.
+    let names = names_in(text);
+    let holdings_of_names: Vec<(String, Vec<String>)> = holdings
+        .iter()
+        .map(|(p, held)| {
+            (
+                p.clone(),
+                held.iter()
+                    .filter(|w| names.contains(*w))
+                    .cloned()
+                    .collect(),
+            )
+        })
+        .collect();
+    let sole = sole_holder(&holdings)
+        .map(|(p, held)| (p, held, "no other project's notes share any of its words"))
+        .or_else(|| {
+            sole_holder(&holdings_of_names)
+                .map(|(p, held)| (p, held, "no other project's notes hold the names in it"))
+        });
+    if let Some((best, held, alone)) = sole {
         // Doubt needs less than a filing: a lead of the margin, with no
         // floor, is reason to ask rather than file on one word.
         let elsewhere = meant
@@ -1059,7 +1129,7 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         }
         let confidence = SOLE_HOLDER_CONFIDENCE + if held.len() >= 2 { 0.05 } else { 0.0 };
         why.push(format!(
-            "Filed in {best}: no other project's notes share any of its words, and {best}'s hold {listed_held}."
+            "Filed in {best}: {alone}, and {best}'s hold {listed_held}."
         ));
         return Ok(decided(best, confidence, why));
     }
@@ -1279,6 +1349,7 @@ mod tests {
             ("Design review went well", Kind::Note),
             ("Pepper's glucose curve came back better", Kind::Event),
             ("I can't stand loud restaurants", Kind::Preference),
+            ("The parcel arrived and looks fine", Kind::Event),
         ] {
             assert_eq!(kind_of(text), kind, "{text}");
         }
@@ -1298,6 +1369,38 @@ mod tests {
         );
         let event = without_task_opening("Booked the ferry", Kind::Event);
         assert_eq!(event, "Booked the ferry");
+    }
+
+    #[test]
+    fn names_are_capitalised_inside_a_sentence() {
+        let names = names_in("Booked the gîte near Fontainebleau. Then Lunch with Ana: Paris next");
+        let mut names: Vec<_> = names.into_iter().collect();
+        names.sort();
+        assert_eq!(names, ["ana", "fontainebleau", "lunch"]);
+    }
+
+    #[test]
+    fn options_weighed_are_told_from_questions_asked() {
+        assert!(weighs_options(
+            "either the van or the website gets my saturday"
+        ));
+        assert!(weighs_options(
+            "not sure whether the fair or the telescope comes first"
+        ));
+        assert!(weighs_options(
+            "the bathroom or the hotel, whichever is cheaper"
+        ));
+        assert!(!weighs_options(
+            "ask the installer whether the battery fits"
+        ));
+        assert!(!weighs_options("the van or the bike needs a service"));
+    }
+
+    #[test]
+    fn a_denied_event_word_is_no_event() {
+        assert_eq!(kind_of("We haven't decided on the venue"), Kind::Note);
+        assert_eq!(kind_of("The budget was not approved"), Kind::Note);
+        assert_eq!(kind_of("We decided on the venue"), Kind::Event);
     }
 
     #[test]
