@@ -224,7 +224,7 @@ const ACTION_VERBS: &str = "do treat seal wipe scrub sweep mop dust hang mount d
     report record log track count weigh practice train stretch prepare change mend patch sew \
     iron fold rake hoover declutter keep show teach help meet introduce forward print \
     design research study sketch build label glue sand charge vacuum text message email clear \
-    inspect service repaint rewrite redo rebuild replace restore upgrade";
+    inspect service repaint rewrite redo rebuild replace restore upgrade give thank";
 /// What follows a verb of [`ACTION_VERBS`] when it asks for a task: its
 /// object, or a pronoun standing for one.
 const OBJECTS: &str = "everyone everybody everything it them him me us up out down off back \
@@ -246,6 +246,20 @@ fn asks_for_something(first: &str) -> bool {
         && (listed(OBJECT_STARTS, next)
             || listed(OBJECTS, next)
             || !next.is_empty() && next.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// Whether `text` opens with a verb of [`ACTION_VERBS`] and a name, as
+/// written: "Give Tom feedback…", "Email Priya the slides".
+fn asks_someone(text: &str) -> bool {
+    let mut words = text.split_whitespace();
+    let (verb, next) = (
+        words.next().unwrap_or_default(),
+        words.next().unwrap_or_default(),
+    );
+    let verb = verb.to_lowercase();
+    ACTION_VERBS.split_whitespace().any(|v| v == verb)
+        && next.starts_with(char::is_uppercase)
+        && next.chars().skip(1).all(|c| c.is_lowercase() || c == '\'')
 }
 
 /// Past tenses that do not end in "-ed" (an update that starts with one, or
@@ -288,6 +302,8 @@ const PAST_TIMES: &[&str] = &[
 /// preposition.
 const AFTER_A_PAST: &str = "today yesterday tonight last this earlier again finally back up down \
     out off over it them him us me she he we they you and";
+/// The particles of phrasal verbs ("picked up", "sorted out").
+const PARTICLES: &str = "up down out off back in over";
 /// Words that start a subject ("the raffle prizes…", "our drummer…");
 /// "my" is left to the facts about the user ("my sister moved…").
 const SUBJECT_STARTS: &str = "the our his her their its this that these those a an";
@@ -324,7 +340,9 @@ fn reports_the_past(first: &str) -> bool {
     }
     if is_past_in_ed(verb) {
         let preposition = listed(PREPOSITIONS, next) && recent;
-        return subject || listed(OBJECT_STARTS, next) || preposition;
+        // A verb with its particle, then its object: "picked up the frames".
+        let particle = listed(PARTICLES, next) && listed(OBJECT_STARTS, word(at + 2));
+        return subject || listed(OBJECT_STARTS, next) || preposition || particle;
     }
     // A subject first: up to three words ("Miso had…", "Aunt Colette
     // confirmed…", "Pepper's glucose curve came back…") or a determiner and up to three words ("the raffle
@@ -539,7 +557,10 @@ pub fn kind_of(text: &str) -> Kind {
     };
     if ABOUT_ME.iter().any(|s| first.starts_with(s)) {
         Kind::Preference
-    } else if TASK_STARTS.iter().any(|s| first.starts_with(s)) || asks_for_something(first) {
+    } else if TASK_STARTS.iter().any(|s| first.starts_with(s))
+        || asks_for_something(first)
+        || asks_someone(text.trim_start_matches(['-', '*', '•', ' ']))
+    {
         Kind::Task
     } else if EVENT_WORDS.iter().any(|w| said_unnegated(&lower, w)) || reports_the_past(first) {
         Kind::Event
@@ -1350,6 +1371,10 @@ mod tests {
             ("Pepper's glucose curve came back better", Kind::Event),
             ("I can't stand loud restaurants", Kind::Preference),
             ("The parcel arrived and looks fine", Kind::Event),
+            ("Give Maria the keys on Monday", Kind::Task),
+            ("Email Priya the slides", Kind::Task),
+            ("Picked up the car from the garage", Kind::Event),
+            ("Show HN: a tiny search engine", Kind::Note),
         ] {
             assert_eq!(kind_of(text), kind, "{text}");
         }
