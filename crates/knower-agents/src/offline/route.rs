@@ -224,7 +224,7 @@ const ACTION_VERBS: &str = "do treat seal wipe scrub sweep mop dust hang mount d
     report record log track count weigh practice train stretch prepare change mend patch sew \
     iron fold rake hoover declutter keep show teach help meet introduce forward print \
     design research study sketch build label glue sand charge vacuum text message email clear \
-    inspect service repaint rewrite redo rebuild replace restore upgrade give thank";
+    inspect service repaint rewrite redo rebuild replace restore upgrade give thank trace price";
 /// What follows a verb of [`ACTION_VERBS`] when it asks for a task: its
 /// object, or a pronoun standing for one.
 const OBJECTS: &str = "everyone everybody everything it them him me us up out down off back \
@@ -296,6 +296,16 @@ const PAST_TIMES: &[&str] = &[
     "earlier",
     "just now",
     "ago",
+    "last week",
+    "last weekend",
+    "this weekend",
+    "on monday",
+    "on tuesday",
+    "on wednesday",
+    "on thursday",
+    "on friday",
+    "on saturday",
+    "on sunday",
 ];
 /// What may follow a past tense after its subject ("the prizes arrived
 /// from…", "the car broke down", "Miso had her…"), beside an object or a
@@ -520,7 +530,8 @@ fn weighs_options(lower: &str) -> bool {
 /// Phrases that point at something the text does not say.
 const REFERENTIAL: &[&str] = &[
     "same as",
-    "the same",
+    "do the same",
+    "the same again",
     "as last time",
     "like last time",
     "as before",
@@ -1375,6 +1386,8 @@ mod tests {
             ("Email Priya the slides", Kind::Task),
             ("Picked up the car from the garage", Kind::Event),
             ("Show HN: a tiny search engine", Kind::Note),
+            ("Cycled to Brighton and back on Sunday", Kind::Event),
+            ("Trace the parcel from the courier", Kind::Task),
         ] {
             assert_eq!(kind_of(text), kind, "{text}");
         }
