@@ -752,23 +752,6 @@ fn sole_holder(holdings: &[(String, Vec<String>)]) -> Option<(&str, &[String])> 
         .then_some((project.as_str(), held.as_slice()))
 }
 
-/// The words of `text` written as names: capitalised inside a sentence
-/// ("the gîte near Fontainebleau"), as index terms. A sentence's first
-/// word is capitalised whatever it is, so it does not count.
-fn names_in(text: &str) -> std::collections::HashSet<String> {
-    let mut names = std::collections::HashSet::new();
-    let mut sentence_start = true;
-    for token in text.split_whitespace() {
-        let word = token.trim_start_matches(|c: char| !c.is_alphanumeric());
-        if !sentence_start && word.starts_with(char::is_uppercase) {
-            names.extend(whole_words(word));
-        }
-        sentence_start =
-            token.ends_with(['.', '!', '?', ':', ';']) || word.is_empty() && sentence_start;
-    }
-    names
-}
-
 /// How sure a note's filing may be at most: its file (`state.md`) is where
 /// whatever no kind rule recognised goes. On the held-out routing sets, run
 /// clean, most filings in the wrong file at 0.8 and above were such notes
@@ -1140,30 +1123,9 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         return Ok(decided(top, confidence, why));
     }
     // One project alone holds words of the note (a distinctive word such
-    // as "NAS", "tiler" or "restic" that no other project's notes use), or
-    // alone holds the names in it ("…near Fontainebleau", while "booked"
-    // matches another's "books"), and the meaning, when known, does not
-    // point elsewhere.
-    let names = names_in(text);
-    let holdings_of_names: Vec<(String, Vec<String>)> = holdings
-        .iter()
-        .map(|(p, held)| {
-            (
-                p.clone(),
-                held.iter()
-                    .filter(|w| names.contains(*w))
-                    .cloned()
-                    .collect(),
-            )
-        })
-        .collect();
-    let sole = sole_holder(&holdings)
-        .map(|(p, held)| (p, held, "no other project's notes share any of its words"))
-        .or_else(|| {
-            sole_holder(&holdings_of_names)
-                .map(|(p, held)| (p, held, "no other project's notes hold the names in it"))
-        });
-    if let Some((best, held, alone)) = sole {
+    // as "NAS", "tiler" or "restic" that no other project's notes use),
+    // and the meaning, when known, does not point elsewhere.
+    if let Some((best, held)) = sole_holder(&holdings) {
         // Doubt needs less than a filing: a lead of the margin, with no
         // floor, is reason to ask rather than file on one word.
         let elsewhere = meant
@@ -1180,7 +1142,7 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         }
         let confidence = SOLE_HOLDER_CONFIDENCE + if held.len() >= 2 { 0.05 } else { 0.0 };
         why.push(format!(
-            "Filed in {best}: {alone}, and {best}'s hold {listed_held}."
+            "Filed in {best}: no other project's notes share any of its words, and {best}'s hold {listed_held}."
         ));
         return Ok(decided(best, confidence, why));
     }
@@ -1428,14 +1390,6 @@ mod tests {
         );
         let event = without_task_opening("Booked the ferry", Kind::Event);
         assert_eq!(event, "Booked the ferry");
-    }
-
-    #[test]
-    fn names_are_capitalised_inside_a_sentence() {
-        let names = names_in("Booked the gîte near Fontainebleau. Then Lunch with Ana: Paris next");
-        let mut names: Vec<_> = names.into_iter().collect();
-        names.sort();
-        assert_eq!(names, ["ana", "fontainebleau", "lunch"]);
     }
 
     #[test]
