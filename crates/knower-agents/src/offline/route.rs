@@ -3,16 +3,22 @@
 //! The rules, in order:
 //!
 //! 1. **Kind.** A *task* starts like one (`todo`, `- [ ]`, `remember to`,
-//!    `need to`, an imperative such as `buy`, `call`, `fix`…). An *event*
-//!    reports something that happened or was decided (`decided`,
-//!    `shipped`, `released`, `met with`…, or it opens with a past tense:
-//!    `recorded…`, `we sang…`). A *preference* is about the user
+//!    `need to`, an imperative such as `buy`, `call`, `fix`…, or an action
+//!    verb before its object or a name: `treat the boards`, `give Tom…`).
+//!    An *event* reports something that happened or was decided
+//!    (`decided`, `shipped`, `met with`…, not denied: `haven't decided` is
+//!    none), opens with a past tense and its object (`recorded the…`, `we
+//!    sang…`, `picked up the…`), or has a subject and its past (`the prizes
+//!    arrived from…`, `Miso had her…`). A *preference* is about the user
 //!    (`I prefer`, `always use`, `call me`…, and first-person facts: `my
-//!    sister…`, `I work…`). Anything else is a *note*.
+//!    sister…`, `I work…`). Anything else is a *note*, filed at most
+//!    [`NOTE_CONFIDENCE`] sure: a task or event in words the rules do not
+//!    know lands in `state.md` too.
 //! 2. **Too little to go on.** Text that points at what it does not say
-//!    (`the same as last time`, `as we discussed`) or has no content word
-//!    once vague words, times, any-task verbs and everyday words (`plan`,
-//!    `idea`, `new`) are set aside ([`content_words`]) goes to the inbox,
+//!    (`same as last time`, `as we discussed`), weighs options (`either…
+//!    or…`, `whichever`), or has no content word once vague words, times,
+//!    any-task verbs, everyday words (`plan`, `idea`, `new`) and a task's
+//!    opening verb are set aside ([`content_words`]) goes to the inbox,
 //!    whatever its words match.
 //! 3. **Project named.** A project whose folder name (or title, or an
 //!    `aliases` entry of its description.md) appears in the text is the
