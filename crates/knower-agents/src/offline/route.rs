@@ -367,10 +367,11 @@ fn reports_the_past(first: &str) -> bool {
         return subject || listed(OBJECT_STARTS, next) || preposition || particle;
     }
     // A subject first: up to three words ("Miso had…", "Aunt Colette
-    // confirmed…", "Pepper's glucose curve came back…") or a determiner and up to three words ("the raffle
-    // prizes arrived…"), ended by a verb that is not a past or by the start
-    // of an object ("the mirror shows a…"). The user is not a subject here:
-    // "I'm left-handed" is a fact about them.
+    // confirmed…", "Pepper's glucose curve came back…") or a determiner
+    // and up to three words ("the raffle prizes arrived…"), ended by a
+    // verb that is not a past or by the start of an object ("the mirror
+    // shows a…"). The user is not a subject here: "I'm left-handed" is a
+    // fact about them.
     let last = if listed(SUBJECT_STARTS, word(0)) {
         4
     } else {
@@ -514,7 +515,8 @@ const PREFERENCE_WORDS: &[&str] = &[
 const VAGUE: &str = "thing things stuff someone somebody something anyone anybody anything \
     everything everyone whatever one ones other others it them they this that these those \
     week weeks tomorrow today tonight yesterday later soon next last time again morning \
-    afternoon evening night nights weekend spring summer autumn fall winter monday tuesday wednesday thursday friday saturday sunday \
+    afternoon evening night nights weekend spring summer autumn fall winter \
+    monday tuesday wednesday thursday friday saturday sunday \
     january february march april may june july august september october november december \
     call check do see look talk discuss ask let lets go get make think sort handle deal \
     came went got made took gave said told kept did done gone \
@@ -630,27 +632,29 @@ fn without_task_opening(text: &str, kind: Kind) -> &str {
 /// `word` in `text` at word boundaries, and not denied just before
 /// ("haven't decided", "not approved", "never shipped").
 fn said_unnegated(text: &str, word: &str) -> bool {
-    text.match_indices(word.trim()).any(|(at, found)| {
-        let before = text[..at].chars().next_back();
-        let after = text[at + found.len()..].chars().next();
-        let whole =
-            !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric);
-        let denied = text[..at]
+    found_words(text, word).any(|at| {
+        !text[..at]
             .split_whitespace()
             .next_back()
-            .is_some_and(|w| w == "not" || w == "never" || w.ends_with("n't"));
-        whole && !denied
+            .is_some_and(|w| w == "not" || w == "never" || w.ends_with("n't"))
     })
 }
 
 /// `needle` in `hay` at word boundaries.
 fn contains_words(hay: &str, needle: &str) -> bool {
+    found_words(hay, needle).next().is_some()
+}
+
+/// Where `needle` starts in `hay` at word boundaries.
+fn found_words<'a>(hay: &'a str, needle: &'a str) -> impl Iterator<Item = usize> + 'a {
     let needle = needle.trim();
-    hay.match_indices(needle).any(|(at, _)| {
-        let before = hay[..at].chars().next_back();
-        let after = hay[at + needle.len()..].chars().next();
-        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
-    })
+    hay.match_indices(needle)
+        .map(|(at, _)| at)
+        .filter(move |&at| {
+            let before = hay[..at].chars().next_back();
+            let after = hay[at + needle.len()..].chars().next();
+            !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+        })
 }
 
 struct Project {
