@@ -275,10 +275,10 @@ const IRREGULAR_PAST: &str = "had sang went got made wrote built sold took gave 
     won lost sent spent left came saw told held chose drove flew grew heard kept knew led \
     said shot spoke stood taught threw broke fell felt brought caught fought sought dug hung \
     rode rose sat slept swam tore woke wore";
-/// Irregular pasts that are as often adjectives before a bare noun ("left
-/// knee hurts", "lost luggage is…"): a past only before an object or a
-/// preposition ("left the keys…", "left for Berlin").
-const AMBIGUOUS_PAST: &str = "left lost";
+/// Irregular pasts that are as often something else ("left knee hurts",
+/// "lost luggage is…", "did you…"): a past only before an object or a
+/// preposition ("left the keys…", "left for Berlin", "did my first…").
+const AMBIGUOUS_PAST: &str = "left lost did";
 /// What a verb of [`AMBIGUOUS_PAST`] may be followed by.
 const PREPOSITIONS: &str = "to for at from with on in by before after early late home work";
 /// Words ending in "-ed" that are not past tenses.
@@ -288,7 +288,7 @@ const NOT_PAST: &str = "need bed red shed seed feed speed weed breed proceed exc
 /// ("recorded the intro", "finished two chapters"); before a bare noun it
 /// is as often an adjective ("inverted index compression…").
 const OBJECT_STARTS: &str = "the a an our my his her their its your this that these those some \
-    all both two three four five six seven eight nine ten";
+    all both every each another two three four five six seven eight nine ten";
 /// Words that place a text in the recent past ("…last night", "…this
 /// morning"): with them, a first word in "-ed" before a preposition is a
 /// past ("playtested with friends last night"), not an adjective
@@ -345,7 +345,12 @@ fn reports_the_past(first: &str) -> bool {
         .collect();
     let word = |i: usize| words.get(i).copied().unwrap_or_default();
     let listed = |list: &str, w: &str| list.split_whitespace().any(|l| l == w);
+    if first.trim_end().ends_with('?') {
+        // A question asks; it does not report ("did the plumber come?").
+        return false;
+    }
     let recent = PAST_TIMES.iter().any(|t| contains_words(first, t));
+    let counted = |w: &str| !w.is_empty() && w.chars().all(|c| c.is_ascii_digit());
     let subject = word(0) == "we" || word(0) == "they";
     let at = usize::from(subject);
     let (verb, next) = (word(at), word(at + 1));
@@ -356,8 +361,7 @@ fn reports_the_past(first: &str) -> bool {
         return true;
     }
     if is_past_in_ed(verb) {
-        let counted = !next.is_empty() && next.chars().all(|c| c.is_ascii_digit());
-        if counted {
+        if counted(next) {
             // A number is an object as "two" is: "pressed 40 litres".
             return true;
         }
@@ -389,6 +393,7 @@ fn reports_the_past(first: &str) -> bool {
     verb_at.is_some_and(|i| {
         let next = word(i + 1);
         next.is_empty()
+            || counted(next)
             || listed(OBJECT_STARTS, next)
             || listed(PREPOSITIONS, next)
             || listed(AFTER_A_PAST, next)
@@ -559,6 +564,22 @@ const REFERENTIAL: &[&str] = &[
     "as agreed",
     "as we agreed",
 ];
+
+/// The phrase by which `lower` points at something it does not say: one of
+/// [`REFERENTIAL`], or "same … as" ("same story as last year").
+fn refers_elsewhere(lower: &str) -> Option<String> {
+    if let Some(phrase) = REFERENTIAL.iter().find(|r| contains_words(lower, r)) {
+        return Some(phrase.to_string());
+    }
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .collect();
+    words
+        .windows(3)
+        .find(|w| w[0] == "same" && w[2] == "as")
+        .map(|w| w.join(" "))
+}
 
 /// The words of `text` that say what it is about: the index's terms (stop
 /// words dropped, stemmed) less [`VAGUE`] ones.
@@ -978,7 +999,7 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
 
     // Text that leans on what it does not say is asked about, wherever its
     // words point: "the same as last time" is not the user's last note.
-    if let Some(phrase) = REFERENTIAL.iter().find(|r| contains_words(&lower, r)) {
+    if let Some(phrase) = refers_elsewhere(&lower) {
         why.push(format!(
             "It refers to something it does not say (“{phrase}”), so I cannot tell where it belongs."
         ));
@@ -1381,6 +1402,10 @@ mod tests {
             ("Trace the parcel from the courier", Kind::Task),
             ("Pressed 40 litres of juice", Kind::Event),
             ("Drop the keys at the office", Kind::Task),
+            ("The fundraiser raised 800 euros", Kind::Event),
+            ("Did my first open-water swim", Kind::Event),
+            ("Did the plumber call back?", Kind::Note),
+            ("Label every jar with the date", Kind::Task),
         ] {
             assert_eq!(kind_of(text), kind, "{text}");
         }
@@ -1417,6 +1442,19 @@ mod tests {
             "ask the installer whether the battery fits"
         ));
         assert!(!weighs_options("the van or the bike needs a service"));
+    }
+
+    #[test]
+    fn text_that_points_elsewhere_is_recognised() {
+        assert_eq!(
+            refers_elsewhere("same story as last year").as_deref(),
+            Some("same story as")
+        );
+        assert_eq!(
+            refers_elsewhere("do the same for the garage").as_deref(),
+            Some("do the same")
+        );
+        assert_eq!(refers_elsewhere("red and green look the same to me"), None);
     }
 
     #[test]
