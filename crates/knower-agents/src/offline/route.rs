@@ -241,18 +241,30 @@ const OBJECTS: &str = "everyone everybody everything it them him me us up out do
 /// an imperative and its object ("treat the cladding…", "send everyone
 /// the questions…").
 fn asks_for_something(first: &str) -> bool {
-    let mut words = first
-        .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-')
-        .filter(|w| !w.is_empty());
+    let mut words = plain_words(first);
     let (verb, next) = (
         words.next().unwrap_or_default(),
         words.next().unwrap_or_default(),
     );
-    let listed = |list: &str, w: &str| list.split_whitespace().any(|l| l == w);
     listed(ACTION_VERBS, verb)
-        && (listed(OBJECT_STARTS, next)
-            || listed(OBJECTS, next)
-            || !next.is_empty() && next.chars().all(|c| c.is_ascii_digit()))
+        && (listed(OBJECT_STARTS, next) || listed(OBJECTS, next) || is_number(next))
+}
+
+/// The words of `text`: letters, digits and apostrophes, and a hyphenated
+/// word whole ("turned-down" is one adjective, not a past and a particle).
+fn plain_words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-')
+        .filter(|w| !w.is_empty())
+}
+
+/// Whether `word` is one of the space-separated words of `list`.
+fn listed(list: &str, word: &str) -> bool {
+    list.split_whitespace().any(|l| l == word)
+}
+
+/// A word of digits: a count, an object as "two" is ("pressed 40 litres").
+fn is_number(word: &str) -> bool {
+    !word.is_empty() && word.chars().all(|c| c.is_ascii_digit())
 }
 
 /// Whether `text` opens with a verb of [`ACTION_VERBS`] and a name, as
@@ -263,8 +275,7 @@ fn asks_someone(text: &str) -> bool {
         words.next().unwrap_or_default(),
         words.next().unwrap_or_default(),
     );
-    let verb = verb.to_lowercase();
-    ACTION_VERBS.split_whitespace().any(|v| v == verb)
+    listed(ACTION_VERBS, &verb.to_lowercase())
         && next.starts_with(char::is_uppercase)
         && next.chars().skip(1).all(|c| c.is_lowercase() || c == '\'')
 }
@@ -338,19 +349,13 @@ const NOT_A_PAST_VERB: &str = "is are was were be been has have will would can c
 /// past ("the raffle prizes arrived from the shop", "Miso had her second
 /// vaccination").
 fn reports_the_past(first: &str) -> bool {
-    // A hyphenated word stays whole: "turned-down" is an adjective.
-    let words: Vec<&str> = first
-        .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-')
-        .filter(|w| !w.is_empty())
-        .collect();
+    let words: Vec<&str> = plain_words(first).collect();
     let word = |i: usize| words.get(i).copied().unwrap_or_default();
-    let listed = |list: &str, w: &str| list.split_whitespace().any(|l| l == w);
     if first.trim_end().ends_with('?') {
         // A question asks; it does not report ("did the plumber come?").
         return false;
     }
     let recent = PAST_TIMES.iter().any(|t| contains_words(first, t));
-    let counted = |w: &str| !w.is_empty() && w.chars().all(|c| c.is_ascii_digit());
     let subject = word(0) == "we" || word(0) == "they";
     let at = usize::from(subject);
     let (verb, next) = (word(at), word(at + 1));
@@ -361,8 +366,7 @@ fn reports_the_past(first: &str) -> bool {
         return true;
     }
     if is_past_in_ed(verb) {
-        if counted(next) {
-            // A number is an object as "two" is: "pressed 40 litres".
+        if is_number(next) {
             return true;
         }
         let preposition = listed(PREPOSITIONS, next) && recent;
@@ -393,7 +397,7 @@ fn reports_the_past(first: &str) -> bool {
     verb_at.is_some_and(|i| {
         let next = word(i + 1);
         next.is_empty()
-            || counted(next)
+            || is_number(next)
             || listed(OBJECT_STARTS, next)
             || listed(PREPOSITIONS, next)
             || listed(AFTER_A_PAST, next)
@@ -402,25 +406,20 @@ fn reports_the_past(first: &str) -> bool {
 
 /// A past tense, irregular or in "-ed".
 fn is_past(word: &str) -> bool {
-    is_irregular_past(word)
-        || AMBIGUOUS_PAST.split_whitespace().any(|p| p == word)
-        || is_past_in_ed(word)
+    is_irregular_past(word) || listed(AMBIGUOUS_PAST, word) || is_past_in_ed(word)
 }
 
 /// An irregular past, or one done again ("rebuilt", "rewrote").
 fn is_irregular_past(word: &str) -> bool {
-    let listed = |w: &str| IRREGULAR_PAST.split_whitespace().any(|p| p == w);
-    listed(word) || word.strip_prefix("re").is_some_and(listed)
+    let irregular = |w: &str| listed(IRREGULAR_PAST, w);
+    irregular(word) || word.strip_prefix("re").is_some_and(irregular)
 }
 
 /// A word in "-ed" long enough not to be a short word ("bed", "red"), not
 /// a compound ("left-handed", "turned-down": adjectives) and not one of the
 /// known exceptions ("need", "hundred").
 fn is_past_in_ed(word: &str) -> bool {
-    word.len() >= 5
-        && word.ends_with("ed")
-        && !word.contains('-')
-        && !NOT_PAST.split_whitespace().any(|w| w == word)
+    word.len() >= 5 && word.ends_with("ed") && !word.contains('-') && !listed(NOT_PAST, word)
 }
 
 /// Said of the user directly: a preference even when a task word starts it.
@@ -571,10 +570,7 @@ fn refers_elsewhere(lower: &str) -> Option<String> {
     if let Some(phrase) = REFERENTIAL.iter().find(|r| contains_words(lower, r)) {
         return Some(phrase.to_string());
     }
-    let words: Vec<&str> = lower
-        .split(|c: char| !c.is_alphanumeric() && c != '\'')
-        .filter(|w| !w.is_empty())
-        .collect();
+    let words: Vec<&str> = plain_words(lower).collect();
     words
         .windows(3)
         .find(|w| w[0] == "same" && w[2] == "as")
