@@ -131,8 +131,10 @@ impl Running {
     /// lines.
     fn sse(&self, last_event_id: Option<&str>) -> BufReader<TcpStream> {
         let mut stream = TcpStream::connect(self.address).unwrap();
+        // Patience for the next event, not a latency target: a loaded
+        // 2-core CI machine once took over 10 s between two of an update's.
         stream
-            .set_read_timeout(Some(Duration::from_secs(10)))
+            .set_read_timeout(Some(Duration::from_secs(30)))
             .unwrap();
         let extra = last_event_id
             .map(|id| format!("Last-Event-ID: {id}\r\n"))
