@@ -41,6 +41,15 @@ fn type_line(p: &mut expectrl::session::OsSession, line: &str) {
     p.send("\r").unwrap();
 }
 
+/// Presses a control key at the prompt, after the line editor has taken the
+/// terminal: between two prompts the terminal is in cooked mode, where the
+/// line discipline itself eats Ctrl-D and turns Ctrl-C into a signal.
+fn press_at_prompt(p: &mut expectrl::session::OsSession, key: ControlCode) {
+    p.expect("you> ").unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    p.send(key).unwrap();
+}
+
 fn records(vault: &Path) -> Vec<Value> {
     std::fs::read_to_string(vault.join("chat/log.jsonl"))
         .unwrap_or_default()
@@ -69,11 +78,10 @@ fn the_repl_answers_lists_and_stops_a_reply_with_ctrl_c() {
     p.expect("you> ").unwrap();
     type_line(&mut p, "/efforts");
     p.expect("Which database does the geocoder use?").unwrap();
-    p.expect("you> ").unwrap();
     // Ctrl-C at the prompt does not leave.
-    p.send(ControlCode::EndOfText).unwrap();
+    press_at_prompt(&mut p, ControlCode::EndOfText);
     p.expect("Ctrl-D or /quit leaves").unwrap();
-    p.send(ControlCode::EndOfTransmission).unwrap();
+    press_at_prompt(&mut p, ControlCode::EndOfTransmission);
     p.expect("knower chat --resume").unwrap();
     assert_eq!(records(v).len(), 1);
 
