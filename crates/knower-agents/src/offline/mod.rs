@@ -6,6 +6,7 @@
 mod answer;
 mod route;
 mod update;
+mod verbs;
 
 pub use answer::{answer, answer_without};
 
