@@ -599,6 +599,12 @@ const REFERENTIAL: &[&str] = &[
     "as we agreed",
     "the thing",
     "that thing",
+    "what we agreed",
+    "what we decided",
+    "what we discussed",
+    "what we said",
+    "what i said",
+    "what you said",
 ];
 
 /// The phrase by which `lower` points at something it does not say: one of
@@ -1544,6 +1550,10 @@ mod tests {
         assert_eq!(
             refers_elsewhere("the thing is, the boiler is too small"),
             None
+        );
+        assert_eq!(
+            refers_elsewhere("remind me what we agreed").as_deref(),
+            Some("what we agreed")
         );
     }
 
