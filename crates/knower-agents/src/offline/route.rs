@@ -343,7 +343,7 @@ const PAST_TIMES: &[&str] = &[
 /// from…", "the car broke down", "Miso had her…"), beside an object or a
 /// preposition.
 const AFTER_A_PAST: &str = "today yesterday tonight last this earlier again finally back up down \
-    out off over it them him us me she he we they you and";
+    out off over it them him us me she he we they you and but while when because until";
 /// The particles of phrasal verbs ("picked up", "sorted out").
 const PARTICLES: &str = "up down out off back in over";
 /// Words that start a subject ("the raffle prizes…", "our drummer…");
@@ -377,8 +377,10 @@ fn reports_the_past(first: &str) -> bool {
         // "Read the contract", "cut the hedge" ask; "we cut the hedge" tells.
         Some(Past::AsBase) if subject => return true,
         Some(Past::AsBase) | None => {}
-        Some(_) if verb.ends_with("ed") => {
-            if is_number(next) {
+        Some(past) if verb.ends_with("ed") => {
+            // A past that is only ever one, on a day named: "stalled twice
+            // in today's lesson".
+            if is_number(next) || (recent && past == Past::Clear) {
                 return true;
             }
             let preposition = listed(PREPOSITIONS, next) && recent;
@@ -605,6 +607,7 @@ const REFERENTIAL: &[&str] = &[
     "what we said",
     "what i said",
     "what you said",
+    "the usual",
 ];
 
 /// The phrase by which `lower` points at something it does not say: one of
@@ -1536,6 +1539,17 @@ mod tests {
             ),
             ("The stolen bike was found by the canal in 2019", Kind::Note),
             ("The tenors were great last night", Kind::Note),
+            // A past that is only ever one, on a day named, reports.
+            (
+                "Stalled twice on the hill start in today's lesson",
+                Kind::Event,
+            ),
+            ("Interested twice in today's talk", Kind::Note),
+            // A past may end its clause.
+            (
+                "The dial cord snapped while I was re-tensioning it",
+                Kind::Event,
+            ),
         ] {
             assert_eq!(kind_of(text), kind, "{text}");
         }
@@ -1555,6 +1569,11 @@ mod tests {
             refers_elsewhere("remind me what we agreed").as_deref(),
             Some("what we agreed")
         );
+        assert_eq!(
+            refers_elsewhere("sort out the usual before the weekend").as_deref(),
+            Some("the usual")
+        );
+        assert_eq!(refers_elsewhere("training as usual on wednesday"), None);
     }
 
     #[test]
