@@ -16,13 +16,25 @@ export function gardenView(app) {
   const progress = h('ul', { class: 'garden-progress muted small', id: 'garden-progress', 'aria-live': 'polite' });
   let running = false;
 
-  async function decide(kind, ids, reason, buttons) {
+  /// Whether a person is typing in this view (a reason, a new topic):
+  /// nothing re-renders it then, or what they type would be wiped.
+  const typing = () => {
+    const page = app.view.querySelector('.garden');
+    return Boolean(page && (page.querySelector('input.reason')
+      || (page.contains(document.activeElement) && document.activeElement.matches('input, select'))));
+  };
+
+  /// Approves or rejects, from the actions `row` of one item.
+  async function decide(kind, ids, reason, row) {
+    const buttons = [...row.querySelectorAll('button')];
     for (const button of buttons) button.disabled = true;
     try {
       const report = await post(`/api/garden/${kind}`, kind === 'reject' ? { refs: ids, reason } : { refs: ids });
       const done = kind === 'approve' ? report.approved.length : report.rejected.length;
       app.notify(`${done} fact${done === 1 ? '' : 's'} ${kind === 'approve' ? 'approved' : 'rejected'}.`);
       if (report.refused.length) app.fail(new Error(report.refused.join('; ')));
+      // The reason is sent: its field goes, so the reload is not held back.
+      fill(row, h('span', { class: 'muted' }, kind === 'approve' ? 'Approved.' : 'Rejected.'));
       await view.load();
     } catch (error) {
       for (const button of buttons) button.disabled = false;
@@ -35,7 +47,7 @@ export function gardenView(app) {
     const row = h('div', { class: 'card-actions' });
     const approve = h('button', {
       type: 'button', class: 'button primary', 'data-action': 'approve',
-      onclick: () => decide('approve', [item.fact.id], null, row.querySelectorAll('button')),
+      onclick: () => decide('approve', [item.fact.id], null, row),
     }, item.fact.status === 'disputed' ? 'Approve (replaces the other)' : 'Approve');
     const askReason = () => {
       const input = h('input', { type: 'text', class: 'reason', placeholder: 'Why? (kept with the fact)', 'aria-label': 'Reason for rejecting', required: true });
@@ -43,7 +55,7 @@ export function gardenView(app) {
       const send = () => {
         const reason = input.value.trim();
         if (!reason) { input.focus(); return; }
-        decide('reject', [item.fact.id], reason, row.querySelectorAll('button'));
+        decide('reject', [item.fact.id], reason, row);
       };
       confirm.addEventListener('click', send);
       input.addEventListener('keydown', (event) => { if (event.key === 'Enter') send(); if (event.key === 'Escape') fill(row, approve, reject); });
@@ -98,6 +110,9 @@ export function gardenView(app) {
           feeds: list(feeds.value, /\s+/),
         });
         app.notify(`Added the topic “${topic.name}”.`);
+        // Done with the form: emptied and left, so the reload shows the topic.
+        form.reset();
+        if (form.contains(document.activeElement)) document.activeElement.blur();
         await view.load();
       } catch (error) {
         app.fail(error);
@@ -198,14 +213,21 @@ export function gardenView(app) {
       const next = overview.interrupted
         ? `The cycle of ${overview.interrupted} was interrupted; it resumes with the next run.`
         : overview.next_wake ? ['Next scheduled cycle ', when(overview.next_wake), '.'] : 'No cycle has run yet.';
-      fill(app.view, h('div', { class: 'garden' },
+      const page = h('div', { class: 'garden' },
         h('p', { class: 'muted' }, 'The gardener keeps your topics fresh from the web, as candidate facts for you to approve. ', next),
         h('div', { class: 'card-actions' }, run, dry),
         progress,
         reviewCard(overview.review),
         topicsCard(overview),
         statsCard(overview.stats),
-        await digestCard(overview.digest)));
+        await digestCard(overview.digest));
+      // A load that answers after the person began typing (a reason asked
+      // for meanwhile) waits for them rather than wiping the field.
+      if (typing()) {
+        view.reloadSoon();
+        return;
+      }
+      fill(app.view, page);
     },
     onGarden(name, data) {
       if (name === 'garden_progress') {
@@ -226,8 +248,7 @@ export function gardenView(app) {
     reloadSoon() {
       clearTimeout(view.timer);
       view.timer = setTimeout(() => {
-        const typing = app.view.querySelector('input.reason') || app.view.contains(document.activeElement) && document.activeElement.matches('input, select');
-        if (typing) view.reloadSoon();
+        if (typing()) view.reloadSoon();
         else view.load().catch((error) => app.fail(error));
       }, 300);
     },

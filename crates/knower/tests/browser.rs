@@ -1190,7 +1190,13 @@ fn the_garden_view_shows_a_contradiction_side_by_side_and_decides() {
         )
         .await;
 
-        // Rejecting asks why, and keeps it.
+        // Rejecting asks why, and keeps it. A reload that was already on
+        // its way (a file of the garden changed, its answer slowed down
+        // here) and answers while the reason is typed must not wipe it.
+        b.eval("(() => { const fetch = window.fetch; window.__gardenLoads = 0; window.fetch = (url, init) => { if (!String(url).endsWith('/api/garden')) return fetch(url, init); window.__gardenLoads += 1; return new Promise((done) => setTimeout(done, 1500)).then(() => fetch(url, init)); }; return true; })()").await;
+        std::fs::write(vault.join("garden/README.md"), "Notes about my topics.\n").unwrap();
+        b.until("a reload is on its way", "window.__gardenLoads > 0")
+            .await;
         b.click(".garden-item [data-action=reject]").await;
         let reason = b
             .client
@@ -1198,6 +1204,13 @@ fn the_garden_view_shows_a_contradiction_side_by_side_and_decides() {
             .await
             .unwrap();
         reason.send_keys("a vendor's advert").await.unwrap();
+        tokio::time::sleep(Duration::from_millis(2500)).await;
+        assert_eq!(
+            b.eval("document.querySelector('.garden-item input.reason')?.value ?? null")
+                .await,
+            json!("a vendor's advert"),
+            "the reason being typed survived the reload"
+        );
         b.click(".garden-item [data-action=reject-confirm]").await;
         b.until(
             "the rejection is applied",
