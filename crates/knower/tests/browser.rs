@@ -1221,7 +1221,10 @@ fn the_garden_view_shows_a_contradiction_side_by_side_and_decides() {
             std::fs::read_to_string(vault.join("garden/inbox/rejections.json")).unwrap();
         assert!(rejections.contains("a vendor's advert"), "{rejections}");
 
-        // A new topic from the form.
+        // A new topic from the form. Focused first, in the page: from then
+        // on no reload replaces the form under the keys being sent.
+        b.eval("document.querySelector('#garden-add input[name=name]').focus() ?? true")
+            .await;
         let name = b
             .client
             .find(Locator::Css("#garden-add input[name=name]"))
