@@ -307,7 +307,7 @@ const NOT_PAST: &str = "hundred sacred naked wicked";
 /// ("recorded the intro", "finished two chapters"); before a bare noun it
 /// is as often an adjective ("inverted index compression…").
 const OBJECT_STARTS: &str = "the a an our my his her their its your this that these those some \
-    all both every each another two three four five six seven eight nine ten";
+    all both every each another one two three four five six seven eight nine ten";
 /// Whether `word` opens a verb's object: a determiner or a number of
 /// [`OBJECT_STARTS`], or someone's ("found Zofia's record", "tested
 /// Granny's recipe").
@@ -1545,6 +1545,8 @@ mod tests {
                 Kind::Event,
             ),
             ("Interested twice in today's talk", Kind::Note),
+            // "One of…" is an object like "two of…".
+            ("Lost one of the hens to a fox last night", Kind::Event),
             // A past may end its clause.
             (
                 "The dial cord snapped while I was re-tensioning it",
