@@ -217,13 +217,14 @@ const TASK_STARTS: &[&str] = &[
     "translate ",
     "proofread ",
 ];
-/// Verbs whose plain form before an object states rather than asks ("love
-/// the new layout", "cost 40 pounds", "hope the…"): every other verb of the
+/// Verbs whose plain form before an object states or asks a question
+/// rather than asks for something ("love the new layout", "cost 40
+/// pounds", "will the plumber come?"): every other verb of the
 /// lexicon ([`verbs`]), before its object, opens a task ("treat the
 /// boards…", "do twenty puzzles…", "send everyone…").
 const STATING_VERBS: &str = "love like hate hope want wish think feel seem know mean prefer need \
     guess bet mind miss enjoy appreciate doubt suppose believe be have cost last belong contain \
-    consist depend matter owe own remain deserve equal rain snow";
+    consist depend matter owe own remain deserve equal rain snow will can";
 /// Imperatives the lexicon cannot give: verbs of today's errands that it,
 /// built from older text, lacks, and "lay", which it knows better as the
 /// past of "lie".
@@ -1439,6 +1440,8 @@ mod tests {
             ("Do twenty push-ups a day", Kind::Task),
             ("Send everyone the agenda", Kind::Task),
             ("Love the new layout", Kind::Note),
+            ("Will the plumber come on Monday?", Kind::Note),
+            ("Can the old tiles stay under the new floor?", Kind::Note),
             ("Design review went well", Kind::Note),
             ("Pepper's glucose curve came back better", Kind::Event),
             ("I can't stand loud restaurants", Kind::Preference),
@@ -1514,6 +1517,8 @@ mod tests {
             ("Measure the dropout width before ordering", Kind::Task),
             // …but not one that states, or another verb's past.
             ("Love the new layout", Kind::Note),
+            ("Will the plumber come on Monday?", Kind::Note),
+            ("Can the old tiles stay under the new floor?", Kind::Note),
             ("Saw a great documentary last night", Kind::Event),
             (
                 "Found Zofia's baptism record in the parish books",
