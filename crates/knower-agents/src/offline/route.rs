@@ -410,7 +410,9 @@ fn reports_the_past(first: &str) -> bool {
         3
     };
     let mut verb_at = None;
-    for i in (1..=last).filter(|_| !listed(THE_USER, word(0))) {
+    // (No subject to look past when the text opens with the user.)
+    let searched_up_to = if listed(THE_USER, word(0)) { 0 } else { last };
+    for i in 1..=searched_up_to {
         let (w, then) = (word(i), word(i + 1));
         if matches!(w, "was" | "were") && (verbs::is_participle(then) || is_past(then)) {
             // A passive reports what just happened ("the timber was
