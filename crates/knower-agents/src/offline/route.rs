@@ -247,8 +247,16 @@ const OBJECTS: &str = "everyone everybody everything it them him me us up out do
 
 /// Whether `first` (the text, lower-case, from its first word) opens with
 /// an imperative and its object ("treat the cladding…", "send everyone
-/// the questions…").
+/// the questions…"). A first word before a colon labels the text instead
+/// ("Garden: the new compost bin").
 fn asks_for_something(first: &str) -> bool {
+    if first
+        .split_whitespace()
+        .next()
+        .is_some_and(|w| w.ends_with(':'))
+    {
+        return false;
+    }
     let mut words = plain_words(first);
     let (verb, next) = (
         words.next().unwrap_or_default(),
@@ -1442,6 +1450,7 @@ mod tests {
             ("Do twenty push-ups a day", Kind::Task),
             ("Send everyone the agenda", Kind::Task),
             ("Love the new layout", Kind::Note),
+            ("Garden: the new compost bin", Kind::Note),
             ("Will the plumber come on Monday?", Kind::Note),
             ("Can the old tiles stay under the new floor?", Kind::Note),
             ("Design review went well", Kind::Note),
@@ -1519,6 +1528,7 @@ mod tests {
             ("Measure the dropout width before ordering", Kind::Task),
             // …but not one that states, or another verb's past.
             ("Love the new layout", Kind::Note),
+            ("Garden: the new compost bin", Kind::Note),
             ("Will the plumber come on Monday?", Kind::Note),
             ("Can the old tiles stay under the new floor?", Kind::Note),
             ("Saw a great documentary last night", Kind::Event),
