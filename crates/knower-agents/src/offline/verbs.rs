@@ -99,9 +99,8 @@ pub(super) fn is_participle(word: &str) -> bool {
 }
 
 /// Whether `word` is known to the lexicon at all, as a base, a past or a
-/// participle:
-/// a word in "-ed" that it does not know ("playtested") may still be a
-/// past, one it knows as a base ("need", "shed") is not.
+/// participle: a word in "-ed" that it does not know ("playtested") may
+/// still be a past, one it knows as a base ("need", "shed") is not.
 pub(super) fn knows(word: &str) -> bool {
     is_base(word) || is_participle(word)
 }
