@@ -132,6 +132,21 @@ impl Browser {
             .unwrap()
     }
 
+    /// Makes the page's requests for `path` (query aside) answer 1.5 s
+    /// late, counting them in `window.__slowed`: a load still on its way
+    /// when the user acts.
+    async fn slow_down(&self, path: &str) {
+        self.eval(&format!(
+            "(() => {{ const fetch = window.fetch; window.__slowed = 0; \
+             window.fetch = (url, init) => {{ \
+               if (new URL(url, location.href).pathname !== {path:?}) return fetch(url, init); \
+               window.__slowed += 1; \
+               return new Promise((done) => setTimeout(done, 1500)).then(() => fetch(url, init)); }}; \
+             return true; }})()"
+        ))
+        .await;
+    }
+
     /// Waits until `expression` is truthy; on timeout keeps a screenshot
     /// and fails with what the page said.
     async fn until(&self, what: &str, expression: &str) {
@@ -748,7 +763,7 @@ fn an_edit_on_disk_re_renders_scripts_never_run_and_the_journal_undoes() {
 
         // A list that answers late does not paint over the view the user
         // moved on to.
-        b.eval("(() => { const fetch = window.fetch; window.fetch = (url, init) => String(url).includes('/api/log') ? new Promise((done) => setTimeout(done, 1500)).then(() => fetch(url, init)) : fetch(url, init); return true; })()").await;
+        b.slow_down("/api/log").await;
         b.click(".place[data-view=knowledge]").await;
         b.click(".place[data-view=journal]").await;
         b.click(".place[data-view=activity]").await;
@@ -1193,9 +1208,9 @@ fn the_garden_view_shows_a_contradiction_side_by_side_and_decides() {
         // Rejecting asks why, and keeps it. A reload that was already on
         // its way (a file of the garden changed, its answer slowed down
         // here) and answers while the reason is typed must not wipe it.
-        b.eval("(() => { const fetch = window.fetch; window.__gardenLoads = 0; window.fetch = (url, init) => { if (!String(url).endsWith('/api/garden')) return fetch(url, init); window.__gardenLoads += 1; return new Promise((done) => setTimeout(done, 1500)).then(() => fetch(url, init)); }; return true; })()").await;
+        b.slow_down("/api/garden").await;
         std::fs::write(vault.join("garden/README.md"), "Notes about my topics.\n").unwrap();
-        b.until("a reload is on its way", "window.__gardenLoads > 0")
+        b.until("a reload is on its way", "window.__slowed > 0")
             .await;
         b.click(".garden-item [data-action=reject]").await;
         let reason = b
