@@ -22,6 +22,13 @@ import lemminflect
 
 TABLE = os.path.join(os.path.dirname(lemminflect.__file__), "resources", "infl_lu.csv.gz")
 
+def forms_at(forms, i):
+    """The plain words of the i-th '/'-separated form list, if there is one."""
+    if len(forms) <= i:
+        return []
+    return [w for w in forms[i].split("/") if w.replace("-", "").isalpha()]
+
+
 verbs = {}
 other_words = set()
 with gzip.open(TABLE, "rt", encoding="utf-8") as f:
@@ -29,15 +36,9 @@ with gzip.open(TABLE, "rt", encoding="utf-8") as f:
         lemma, pos, forms = row[0], row[1], row[2:]
         if not lemma.isascii() or not lemma.replace("-", "").isalpha() or not lemma.islower():
             continue
+        other_words.add(lemma)
         if pos == "verb":
-            def words(i):
-                if len(forms) <= i:
-                    return []
-                return [w for w in forms[i].split("/") if w.replace("-", "").isalpha()]
-            verbs[lemma] = (words(0), words(1))
-            other_words.add(lemma)
-        else:
-            other_words.add(lemma)
+            verbs[lemma] = (forms_at(forms, 0), forms_at(forms, 1))
 
 print("# English verbs: base form, simple pasts ('~': also written as another word),")
 print("# then '|' and past participles where they differ from the pasts.")
