@@ -1,6 +1,7 @@
 """Reference rankers on a SMART test collection, scored like
-`knower-bench search --smart DIR` (nDCG@10, binary relevance, odd-numbered
-requests for tuning, even ones held out).
+`knower-bench search --smart DIR` (nDCG@10; binary relevance, or
+Cranfield's grades counted 5 - g; odd-numbered requests for tuning, even
+ones held out; Cranfield's requests numbered by their order).
 
     python3 -m venv env && env/bin/pip install bm25s PyStemmer rank_bm25
     env/bin/python smart_bm25.py [--k1 X] [--stopwords FILE] DIR [DIR ...]
@@ -52,26 +53,37 @@ def find(d, test):
 
 
 def judgements(path):
+    """Request -> {document: gain}: 1, or 5 - g for Cranfield's grades 1-4;
+    a negative grade (no interest) is left out."""
     out = {}
     with open(path) as f:
         for line in f:
             p = line.split()
             if len(p) >= 2 and p[0].isdigit() and p[1].isdigit():
-                out.setdefault(int(p[0]), set()).add(int(p[1]))
+                grade = int(p[2]) if len(p) >= 3 and re.fullmatch(r"-?\d+", p[2]) else 0
+                if grade < 0:
+                    continue
+                gain = 5 - grade if 1 <= grade <= 4 else 1
+                out.setdefault(int(p[0]), {})[int(p[1])] = gain
     return out
 
 
-def ndcg10(ranked, relevant):
-    gain = lambda i: 1.0 / math.log2(i + 2)
-    dcg = sum(gain(i) for i, d in enumerate(ranked[:10]) if d in relevant)
-    ideal = sum(gain(i) for i in range(min(len(relevant), 10)))
+def ndcg10(ranked, gains):
+    discount = lambda i: 1.0 / math.log2(i + 2)
+    dcg = sum(gains.get(d, 0) * discount(i) for i, d in enumerate(ranked[:10]))
+    best = sorted((g for g in gains.values() if g > 0), reverse=True)[:10]
+    ideal = sum(g * discount(i) for i, g in enumerate(best))
     return dcg / ideal if ideal else 0.0
 
 
 def run(d, k1=1.5, stopwords="en"):
-    docs = records(find(d, lambda n: n.endswith(".all")))
+    docs = records(find(d, lambda n: n.endswith(".all") or n.startswith("cran.all")))
     reqs = records(find(d, lambda n: n.endswith(".qry") or n == "query.text"))
-    rel = judgements(find(d, lambda n: n.endswith(".rel") or n == "qrels.text"))
+    rel = judgements(find(d, lambda n: n.endswith(".rel") or n in ("qrels.text", "cranqrel")))
+    # Judgements that number the requests 1, 2, 3... where their .I numbers
+    # skip (Cranfield) number them by their order.
+    if any(i != n + 1 for n, (i, _) in enumerate(reqs)) and all(1 <= q <= len(reqs) for q in rel):
+        reqs = [(n + 1, f) for n, (_, f) in enumerate(reqs)]
     ids = [i for i, _ in docs]
     texts = [paragraph(f.get("T", "")) + "\n" + paragraph(f.get("W", "")) for _, f in docs]
     questions = [(i, paragraph(f.get("W", ""))) for i, f in reqs if i in rel and f.get("W", "").strip()]

@@ -4,7 +4,7 @@
 //! Issue 19's note-level measures: nDCG@10 of the notes `search_notes`
 //! returns, over LoCoMo's sessions and over its session summaries.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -207,17 +207,34 @@ struct Question {
     held_out: bool,
 }
 
-/// nDCG@10 of a ranked list of notes with binary relevance.
-fn ndcg_at_10(ranked: &[String], relevant: &HashSet<String>) -> f64 {
-    let gain = |i: usize| 1.0 / ((i + 2) as f64).log2();
+/// The notes relevant to a question, each with its gain: 1 for a binary
+/// judgement, more for a more useful note where the judges graded them
+/// (Cranfield).
+pub(crate) type Gains = HashMap<String, f64>;
+
+/// Every note of `notes` relevant with a gain of 1.
+pub(crate) fn binary(notes: impl IntoIterator<Item = String>) -> Gains {
+    notes.into_iter().map(|n| (n, 1.0)).collect()
+}
+
+/// nDCG@10 of a ranked list of notes: the gains found, each discounted by
+/// its rank, over the best order of the relevant notes' gains.
+fn ndcg_at_10(ranked: &[String], gains: &Gains) -> f64 {
+    let discount = |i: usize| 1.0 / ((i + 2) as f64).log2();
     let dcg: f64 = ranked
         .iter()
         .take(10)
         .enumerate()
-        .filter(|(_, p)| relevant.contains(*p))
-        .map(|(i, _)| gain(i))
+        .map(|(i, p)| gains.get(p).copied().unwrap_or(0.0) * discount(i))
         .sum();
-    let ideal: f64 = (0..relevant.len().min(10)).map(gain).sum();
+    let mut best: Vec<f64> = gains.values().copied().filter(|g| *g > 0.0).collect();
+    best.sort_by(|a, b| b.total_cmp(a));
+    let ideal: f64 = best
+        .iter()
+        .take(10)
+        .enumerate()
+        .map(|(i, g)| g * discount(i))
+        .sum();
     if ideal == 0.0 { 0.0 } else { dcg / ideal }
 }
 
@@ -318,12 +335,12 @@ pub(crate) fn locomo(
                 .search_notes(&q.text, &options)
                 .map_err(|e| e.to_string())?;
             let ranked: Vec<String> = notes.hits.into_iter().map(|h| h.path).collect();
-            let relevant: HashSet<String> = q
-                .evidence
-                .iter()
-                .filter_map(|e| crate::locomo::session_of(e))
-                .map(|n| format!("locomo/{}/session-{n:02}.md", q.conversation))
-                .collect();
+            let relevant = binary(
+                q.evidence
+                    .iter()
+                    .filter_map(|e| crate::locomo::session_of(e))
+                    .map(|n| format!("locomo/{}/session-{n:02}.md", q.conversation)),
+            );
             let part = &mut sessions[q.held_out as usize];
             part.0 += ndcg_at_10(&ranked, &relevant);
             part.1 += 1;
@@ -386,7 +403,7 @@ pub(crate) fn locomo(
 }
 
 /// A question, the notes relevant to it, and whether it is held out.
-pub(crate) type NoteQuestion = (String, HashSet<String>, bool);
+pub(crate) type NoteQuestion = (String, Gains, bool);
 
 /// Searches each question for its ten best notes: the nDCG@10 sums and
 /// counts of the tuning part `[0]` and the held-out part `[1]`, and the
@@ -452,11 +469,12 @@ pub(crate) fn locomo_summaries(file: &Path, work: &Path, plan: &Plan) -> Result<
             if !(1..=4).contains(&qa["category"].as_u64().unwrap_or(0)) {
                 continue;
             }
-            let relevant: HashSet<String> = crate::locomo::evidence(qa)
-                .iter()
-                .filter_map(|e| crate::locomo::session_of(e))
-                .map(note)
-                .collect();
+            let relevant = binary(
+                crate::locomo::evidence(qa)
+                    .iter()
+                    .filter_map(|e| crate::locomo::session_of(e))
+                    .map(note),
+            );
             if !relevant.is_empty() {
                 let question = qa["question"].as_str().unwrap_or_default().to_string();
                 questions.push((question, relevant, nth >= 5));

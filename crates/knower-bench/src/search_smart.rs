@@ -1,25 +1,32 @@
-//! Classic test collections in the SMART format (CISI, CACM, MED, …):
-//! abstracts found by whole natural-language requests and judged by
-//! document, the shape of the Cranfield and Vaswani collections others
-//! measure Knower on (which are not on this machine and are not sought).
+//! Classic test collections in the SMART format (Cranfield, CISI, CACM,
+//! MED, …): abstracts found by whole natural-language requests and judged
+//! by document.
 //!
 //! `knower-bench search --smart DIR` reads, in DIR, the documents
-//! (`*.all`), the requests (`*.qry` or `query.text`) and the judgements
-//! (`*.rel` or `qrels.text`), case-insensitively. Each document becomes a
-//! note `# <.T title>` with its `.W` abstract as one paragraph; each
-//! request with at least one judged document is searched over all of them
-//! for the ten best notes, scored by nDCG@10 with binary relevance. The
-//! requests' quotation marks are dropped (see `run`).
+//! (`*.all`, or Cranfield's `cran.all.1400`), the requests (`*.qry` or
+//! `query.text`) and the judgements (`*.rel`, `qrels.text` or `cranqrel`),
+//! case-insensitively. Each document becomes a note `# <.T title>` with its
+//! `.W` abstract as one paragraph; each request with at least one judged
+//! document is searched over all of them for the ten best notes, scored by
+//! nDCG@10. The requests' quotation marks are dropped (see `run`).
+//!
+//! Judgements are binary, except Cranfield's, which grade each document
+//! on Cleverdon's scale (1, a complete answer, to 4, of minimum interest;
+//! −1, of no interest): a grade g counts 5 − g, so a complete answer
+//! counts four times a document of minimum interest, and −1 not at all.
+//! Cranfield's judgements also number the requests by their order in
+//! `cran.qry` (1–225), not by their `.I` numbers (1–365), as ir_datasets
+//! reads them.
 //!
 //! **Held out**: requests with an even number are held out of any tuning;
 //! only the odd ones may guide a change. The split was fixed before the
 //! first measurement, like LoCoMo's conversations 6–10.
 
 use knower_vault::Author;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use crate::search_quality::{NoteQuestion, Plan, open, prepare, rank_notes, variants};
+use crate::search_quality::{Gains, NoteQuestion, Plan, open, prepare, rank_notes, variants};
 
 /// One record of a SMART file: its number and its fields (`.T`, `.W`, …),
 /// each the text of the lines that follow the marker.
@@ -64,14 +71,26 @@ fn paragraph(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// The judgements: request number → relevant document numbers. Each line
-/// starts with the two numbers (CISI: `1 28 0 0.0`; CACM: `01 1410 0 0`).
-fn judgements(text: &str) -> HashMap<u32, HashSet<u32>> {
-    let mut out: HashMap<u32, HashSet<u32>> = HashMap::new();
+/// The judgements: request number → relevant document numbers and their
+/// gains. Each line starts with the two numbers (CISI: `1 28 0 0.0`;
+/// CACM: `01 1410 0 0`); a third number from 1 to 4 is Cranfield's grade
+/// (see the module's comment), and a negative one judges the document of
+/// no interest.
+fn judgements(text: &str) -> HashMap<u32, HashMap<u32, f64>> {
+    let mut out: HashMap<u32, HashMap<u32, f64>> = HashMap::new();
     for line in text.lines() {
-        let mut parts = line.split_whitespace().map(str::parse::<u32>);
-        if let (Some(Ok(q)), Some(Ok(d))) = (parts.next(), parts.next()) {
-            out.entry(q).or_default().insert(d);
+        let mut parts = line.split_whitespace();
+        let mut number = || parts.next().and_then(|p| p.parse::<i64>().ok());
+        let (Some(q), Some(d), grade) = (number(), number(), number()) else {
+            continue;
+        };
+        let gain = match grade {
+            Some(g @ 1..=4) => (5 - g) as f64,
+            Some(g) if g < 0 => continue,
+            _ => 1.0,
+        };
+        if let (Ok(q), Ok(d)) = (u32::try_from(q), u32::try_from(d)) {
+            out.entry(q).or_default().insert(d, gain);
         }
     }
     out
@@ -110,13 +129,24 @@ pub(crate) fn run(dir: &Path, work: &Path, plan: &Plan) -> Result<(), String> {
         .file_name()
         .map(|n| n.to_string_lossy().to_lowercase())
         .unwrap_or_else(|| "smart".into());
-    let docs = records(&read(&file(dir, "documents", |n| n.ends_with(".all"))?)?);
+    let docs = records(&read(&file(dir, "documents", |n| {
+        n.ends_with(".all") || n.starts_with("cran.all")
+    })?)?);
     let requests = records(&read(&file(dir, "requests", |n| {
         n.ends_with(".qry") || n == "query.text"
     })?)?);
     let judged = judgements(&read(&file(dir, "judgements", |n| {
-        n.ends_with(".rel") || n == "qrels.text"
+        n.ends_with(".rel") || n == "qrels.text" || n == "cranqrel"
     })?)?);
+    // Judgements that number the requests 1, 2, 3… where their `.I`
+    // numbers skip (Cranfield) number them by their order.
+    let by_order = requests
+        .iter()
+        .enumerate()
+        .any(|(i, r)| r.id as usize != i + 1)
+        && judged
+            .keys()
+            .all(|&q| (1..=requests.len()).contains(&(q as usize)));
 
     let (vault, index) = open(&work.join(format!("smart-{name}")), plan)?;
     let author = Author::new("bench", "test collection document");
@@ -129,8 +159,9 @@ pub(crate) fn run(dir: &Path, work: &Path, plan: &Plan) -> Result<(), String> {
             .map_err(|e| e.to_string())?;
     }
     let mut questions: Vec<NoteQuestion> = Vec::new();
-    for request in &requests {
-        let Some(relevant) = judged.get(&request.id) else {
+    for (i, request) in requests.iter().enumerate() {
+        let number = if by_order { i as u32 + 1 } else { request.id };
+        let Some(relevant) = judged.get(&number) else {
             continue;
         };
         // Quotation marks in these requests are prose ('the "best" match'),
@@ -140,8 +171,8 @@ pub(crate) fn run(dir: &Path, work: &Path, plan: &Plan) -> Result<(), String> {
         if text.is_empty() {
             continue;
         }
-        let relevant = relevant.iter().map(|&d| note(d)).collect();
-        questions.push((text, relevant, request.id % 2 == 0));
+        let relevant: Gains = relevant.iter().map(|(&d, &g)| (note(d), g)).collect();
+        questions.push((text, relevant, number % 2 == 0));
     }
     eprintln!(
         "{name}: {} documents, {} judged requests",
@@ -188,6 +219,9 @@ mod tests {
         assert_eq!(paragraph(&r[0].fields[&'W']), "An abstract over two lines.");
         assert_eq!(paragraph(&r[1].fields[&'W']), "Only text");
         let j = judgements("     1     28\t0\t0.000000\n01 1410  0 0\n1 3\n");
-        assert_eq!(j[&1], HashSet::from([28, 1410, 3]));
+        assert_eq!(j[&1], HashMap::from([(28, 1.0), (1410, 1.0), (3, 1.0)]));
+        // Cranfield: graded on Cleverdon's scale, 1 the best; -1 no interest.
+        let j = judgements("1 184 2 \n1 13 4\n1 12 1\n1 486 -1\n");
+        assert_eq!(j[&1], HashMap::from([(184, 3.0), (13, 1.0), (12, 4.0)]));
     }
 }
