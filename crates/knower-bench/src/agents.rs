@@ -122,6 +122,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: written after sequence17 was read, run only after the changes it led to, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence19/sequence19.tsv",
+            "held out: written after sequence18 was read, run only after the change it led to, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
