@@ -316,10 +316,13 @@ const NOT_PAST: &str = "hundred sacred naked wicked";
 /// ("recorded the intro", "finished two chapters"); before a bare noun it
 /// is as often an adjective ("inverted index compression…").
 const OBJECT_STARTS: &str = "the a an our my his her their its your this that these those some \
-    all both every each another one two three four five six seven eight nine ten";
-/// Whether `word` opens a verb's object: a determiner or a number of
-/// [`OBJECT_STARTS`], or someone's ("found Zofia's record", "tested
-/// Granny's recipe").
+    all both every each another one two three four five six seven eight nine ten mr mrs ms dr";
+/// Numbers written as words: after a subject's first word they are part
+/// of its name ("Episode four went out…", "Room two was…").
+const NUMBER_WORDS: &str = "one two three four five six seven eight nine ten";
+/// Whether `word` opens a verb's object: a determiner, a number or a title
+/// before a name of [`OBJECT_STARTS`] ("interviewed Mrs Hartley"), or
+/// someone's ("found Zofia's record", "tested Granny's recipe").
 fn starts_an_object(word: &str) -> bool {
     listed(OBJECT_STARTS, word) || (word.len() > 2 && word.ends_with("'s"))
 }
@@ -428,6 +431,10 @@ fn reports_the_past(first: &str) -> bool {
             // house was built in 1930").
             verb_at = recent.then_some(i + 1);
             break;
+        }
+        if is_number(w) || listed(NUMBER_WORDS, w) {
+            // Part of the subject's name: "Episode four went out…".
+            continue;
         }
         if listed(NOT_A_PAST_VERB, w) || listed(OBJECT_STARTS, w) {
             break;
@@ -1569,6 +1576,11 @@ mod tests {
                 "The dial cord snapped while I was re-tensioning it",
                 Kind::Event,
             ),
+            // A title opens an object; a number in a subject is its name.
+            ("Interviewed Mrs Hartley about the mill", Kind::Event),
+            ("Episode four went out last week", Kind::Event),
+            ("Buy two bags of pellets", Kind::Task),
+            ("Need four more chairs for the hall", Kind::Note),
         ] {
             assert_eq!(kind_of(text), kind, "{text}");
         }
