@@ -124,7 +124,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         ),
         (
             "sequence19/sequence19.tsv",
-            "held out: written after sequence18 was read, run only after the change it led to, never tuned on; sent one after another",
+            "held out: written after sequence18 was read, run once on round sixteen's rules (the change it was written for was not kept), never tuned on; sent one after another",
             Run::InSequence,
         ),
     ];
