@@ -315,16 +315,21 @@ const NOT_PAST: &str = "hundred sacred naked wicked";
 /// A first word in "-ed" reports the past when what follows is its object
 /// ("recorded the intro", "finished two chapters"); before a bare noun it
 /// is as often an adjective ("inverted index compression…").
+/// A number written as a word ([`NUMBER_WORDS`]) opens one too.
 const OBJECT_STARTS: &str = "the a an our my his her their its your this that these those some \
-    all both every each another one two three four five six seven eight nine ten mr mrs ms dr";
-/// Numbers written as words: after a subject's first word they are part
-/// of its name ("Episode four went out…", "Room two was…").
+    all both every each another mr mrs ms dr";
+/// Numbers written as words: they open an object ("finished two
+/// chapters"), and after a subject's first word they are part of its name
+/// ("Episode four went out…", "Room two was…").
 const NUMBER_WORDS: &str = "one two three four five six seven eight nine ten";
-/// Whether `word` opens a verb's object: a determiner, a number or a title
-/// before a name of [`OBJECT_STARTS`] ("interviewed Mrs Hartley"), or
-/// someone's ("found Zofia's record", "tested Granny's recipe").
+/// Whether `word` opens a verb's object: a determiner or a title before a
+/// name of [`OBJECT_STARTS`] ("interviewed Mrs Hartley"), a number of
+/// [`NUMBER_WORDS`], or someone's ("found Zofia's record", "tested
+/// Granny's recipe").
 fn starts_an_object(word: &str) -> bool {
-    listed(OBJECT_STARTS, word) || (word.len() > 2 && word.ends_with("'s"))
+    listed(OBJECT_STARTS, word)
+        || listed(NUMBER_WORDS, word)
+        || (word.len() > 2 && word.ends_with("'s"))
 }
 /// Words that place a text in the recent past ("…last night", "…this
 /// morning"): with them, a first word in "-ed" before a preposition is a
@@ -449,6 +454,7 @@ fn reports_the_past(first: &str) -> bool {
         next.is_empty()
             || is_number(next)
             || listed(OBJECT_STARTS, next)
+            || listed(NUMBER_WORDS, next)
             || listed(PREPOSITIONS, next)
             || listed(AFTER_A_PAST, next)
     })
