@@ -1,13 +1,24 @@
 //! The keyword index: one tantivy document per chunk, under
-//! `.knower/index/bm25/`.
+//! `.knower/index/bm25/`, and one per whole note, under
+//! `.knower/index/notes/`, with the same schema.
 //!
-//! Which version of each file is indexed is read back from the index itself
-//! (`path` and `file_hash` fast fields), so the index and its bookkeeping can
-//! never disagree, and catching up after a restart is a comparison with the
-//! vault's manifest rather than a rebuild.
+//! Why two: a note is ranked by its best passage for `search`, but a reader
+//! asking for the best *notes* wants each note scored on all its words at
+//! once — an abstract cut into three passages holds the request's words in
+//! different passages, and no passage alone ranks it (BENCHMARKS.md,
+//! "Whole notes"). BM25 over whole notes needs the statistics of whole
+//! notes (their count, their average length), so they are an index of their
+//! own rather than documents mixed with the passages.
+//!
+//! Which version of each file is indexed is read back from the indexes
+//! themselves (`path` and `file_hash` fast fields), so the index and its
+//! bookkeeping can never disagree, and catching up after a restart is a
+//! comparison with the vault's manifest rather than a rebuild. A file counts
+//! as indexed only where both indexes hold the same version of it, so a
+//! crash between their two commits is repaired by the next catch-up.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use knower_vault::VaultPath;
@@ -75,7 +86,10 @@ fn weighted(f: &Fields) -> [(Field, f32); 6] {
 /// plain one (measured: BENCHMARKS.md, "Mixed-case words").
 const PARTS_WEIGHT: f32 = 0.3;
 
-fn schema() -> (Schema, Fields) {
+/// The schema of both indexes: the same fields in the same order, so one
+/// [`Fields`] and one query serve both. Only the passages store their text
+/// (for snippets and embedding); a note is shown by its best passage.
+fn schema(store_text: bool) -> (Schema, Fields) {
     let mut b = Schema::builder();
     let analyzed = |tokenizer: &str, stored: bool| {
         let options = TextOptions::default().set_indexing_options(
@@ -89,7 +103,7 @@ fn schema() -> (Schema, Fields) {
             options
         }
     };
-    let text = |stored: bool| analyzed(analyzer::NAME, stored);
+    let text = |stored: bool| analyzed(analyzer::NAME, stored && store_text);
     let fields = Fields {
         path: b.add_text_field("path", STRING | STORED | FAST),
         folders: b.add_text_field("folders", STRING),
@@ -109,8 +123,12 @@ fn schema() -> (Schema, Fields) {
 }
 
 pub(crate) struct Bm25 {
+    /// One document per passage.
     index: Index,
     reader: IndexReader,
+    /// One document per note.
+    notes: Index,
+    notes_reader: IndexReader,
     pub fields: Fields,
 }
 
@@ -122,71 +140,47 @@ pub(crate) struct Found {
 }
 
 impl Bm25 {
-    /// Opens the index in `dir`, creating it if missing. An index that
-    /// cannot be opened (corrupt, or of another schema version) is deleted
-    /// and created empty; the second value says so, and the caller refills it.
-    pub fn open(dir: &Path, layout: &str) -> Result<(Bm25, bool)> {
+    /// Opens both indexes under `index_dir`, creating them if missing.
+    /// When either cannot be opened (corrupt, or of another schema version)
+    /// both are deleted and created empty; the second value says so, and the
+    /// caller refills them.
+    pub fn open(index_dir: &Path, layout: &str) -> Result<(Bm25, bool)> {
         let version = format!("{SCHEMA_VERSION} {layout}");
+        let (passages, notes) = (index_dir.join("bm25"), index_dir.join("notes"));
+        let open_both = || -> Result<Option<Bm25>> {
+            let (Some((index, reader)), Some((notes, notes_reader))) = (
+                open_one(&passages, &version, true)?,
+                open_one(&notes, &version, false)?,
+            ) else {
+                return Ok(None);
+            };
+            let bm25 = Bm25 {
+                index,
+                reader,
+                notes,
+                notes_reader,
+                fields: schema(true).1,
+            };
+            bm25.files()?;
+            Ok(Some(bm25))
+        };
         // tantivy may panic, not just fail, on a damaged file.
-        let attempt = std::panic::catch_unwind(|| Bm25::try_open(dir, &version));
-        match attempt {
+        match std::panic::catch_unwind(open_both) {
             Ok(Ok(Some(bm25))) => Ok((bm25, false)),
             _ => {
-                if dir.exists() {
-                    std::fs::remove_dir_all(dir)
-                        .map_err(Error::io(format!("removing {}", dir.display())))?;
+                for dir in [&passages, &notes] {
+                    if dir.exists() {
+                        std::fs::remove_dir_all(dir)
+                            .map_err(Error::io(format!("removing {}", dir.display())))?;
+                    }
                 }
-                let bm25 = Bm25::try_open(dir, &version)?.ok_or_else(|| Error::Io {
-                    context: format!("creating {}", dir.display()),
+                let bm25 = open_both()?.ok_or_else(|| Error::Io {
+                    context: format!("creating {}", passages.display()),
                     source: std::io::Error::other("the new index is unreadable"),
                 })?;
                 Ok((bm25, true))
             }
         }
-    }
-
-    /// `None` when the index is of another schema version.
-    fn try_open(dir: &Path, version: &str) -> Result<Option<Bm25>> {
-        let version_file = dir.join("knower-schema");
-        let fresh = !dir.join("meta.json").exists();
-        std::fs::create_dir_all(dir).map_err(Error::io(format!("creating {}", dir.display())))?;
-        if fresh {
-            std::fs::write(&version_file, version)
-                .map_err(Error::io(format!("writing {}", version_file.display())))?;
-        } else if std::fs::read_to_string(&version_file).ok().as_deref() != Some(version) {
-            return Ok(None);
-        }
-        let (schema, fields) = schema();
-        let directory = MmapDirectory::open(dir).map_err(|e| Error::Io {
-            context: format!("opening {}", dir.display()),
-            source: std::io::Error::other(e.to_string()),
-        })?;
-        let index = Index::open_or_create(directory, schema)?;
-        let tokenizers = index.tokenizers();
-        tokenizers.register(
-            analyzer::NAME,
-            analyzer::analyzer_with(analyzer::CaseParts::Whole),
-        );
-        tokenizers.register(
-            analyzer::PARTS_NAME,
-            analyzer::analyzer_with(analyzer::CaseParts::Only),
-        );
-        let reader = index
-            .reader_builder()
-            .reload_policy(ReloadPolicy::Manual)
-            .try_into()?;
-        // Every segment file carries a checksum: a damaged index is found
-        // here, at open, and rebuilt, rather than failing searches later.
-        if !index.validate_checksum()?.is_empty() {
-            return Ok(None);
-        }
-        let bm25 = Bm25 {
-            index,
-            reader,
-            fields,
-        };
-        bm25.files()?;
-        Ok(Some(bm25))
     }
 
     pub fn searcher(&self) -> Searcher {
@@ -195,58 +189,46 @@ impl Bm25 {
 
     /// Sees what other writers (this process's or others') committed.
     pub fn reload(&self) -> Result<()> {
+        self.notes_reader.reload()?;
         Ok(self.reader.reload()?)
     }
 
-    /// The indexed version of every file: path → content hash.
+    /// The indexed version of every file: path → content hash. A file the
+    /// two indexes hold in different versions (a crash between their
+    /// commits, or a notes index new beside an old passage one) maps to an
+    /// empty hash, which matches no file, so catching up indexes it again.
     pub fn files(&self) -> Result<HashMap<String, String>> {
-        let searcher = self.searcher();
-        let mut files = HashMap::new();
-        for segment in searcher.segment_readers() {
-            let fast = segment.fast_fields();
-            let (Some(paths), Some(hashes)) = (fast.str("path")?, fast.str("file_hash")?) else {
-                continue;
-            };
-            let (paths_of, hashes_of) = (terms_of(&paths)?, terms_of(&hashes)?);
-            for doc in segment.doc_ids_alive() {
-                let (Some(p), Some(h)) =
-                    (paths.term_ords(doc).next(), hashes.term_ords(doc).next())
-                else {
-                    continue;
-                };
-                if let (Some(path), Some(hash)) =
-                    (paths_of.get(p as usize), hashes_of.get(h as usize))
-                {
-                    files.insert(path.clone(), hash.clone());
-                }
+        let notes = files_of(&self.notes_reader.searcher())?;
+        let mut files = files_of(&self.searcher())?;
+        for (path, hash) in files.iter_mut() {
+            if notes.get(path) != Some(hash) {
+                hash.clear();
             }
+        }
+        for path in notes.into_keys() {
+            files.entry(path).or_default();
         }
         Ok(files)
     }
 
-    /// The index's writer, waiting for another process to finish with it.
+    /// The indexes' writers, waiting for another process to finish with
+    /// them. Always the passages' first, so two processes cannot each hold
+    /// one and wait for the other. More than one thread means a bulk job
+    /// (a rebuild, a long catch-up), which gets big arenas; a change of a
+    /// few files gets tantivy's smallest, because tantivy sizes each
+    /// writer's term table from its budget and fills it at once, and a
+    /// process keeps that memory (measured: BENCHMARKS.md, "Whole notes").
     pub fn writer(&self, threads: usize) -> Result<Writer> {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            match self
-                .index
-                .writer_with_num_threads(threads, 40_000_000 * threads)
-            {
-                Ok(writer) => {
-                    writer.set_merge_policy(Box::new(merge_policy()));
-                    return Ok(Writer {
-                        writer,
-                        fields: self.fields,
-                    });
-                }
-                Err(tantivy::TantivyError::LockFailure(LockError::LockBusy, _))
-                    if Instant::now() < deadline =>
-                {
-                    std::thread::sleep(Duration::from_millis(20));
-                }
-                Err(e) => return Err(e.into()),
-            }
-        }
+        let (passages, notes) = if threads > 1 {
+            (40_000_000, 20_000_000)
+        } else {
+            (SMALLEST_ARENA, SMALLEST_ARENA)
+        };
+        Ok(Writer {
+            passages: writer_of(&self.index, threads, passages)?,
+            notes: writer_of(&self.notes, threads, notes)?,
+            fields: self.fields,
+        })
     }
 
     /// A tantivy query for `query` within `scope`. Free words rank
@@ -395,6 +377,43 @@ impl Bm25 {
             .collect())
     }
 
+    /// The best `limit` whole notes for a query, from the notes index:
+    /// (path, score), best first.
+    pub fn search_notes(
+        &self,
+        query: &dyn TantivyQuery,
+        limit: usize,
+    ) -> Result<Vec<(String, f32)>> {
+        let searcher = self.notes_reader.searcher();
+        let top = searcher.search(query, &TopDocs::with_limit(limit.max(1)))?;
+        top.into_iter()
+            .map(|(score, doc)| Ok((path_of(&searcher, doc)?, score)))
+            .collect()
+    }
+
+    /// The best passage of the note at `path` for a query, if one matches.
+    pub fn best_passage(
+        &self,
+        searcher: &Searcher,
+        query: &dyn TantivyQuery,
+        path: &str,
+    ) -> Result<Option<Found>> {
+        let within: Box<dyn TantivyQuery> = Box::new(TermQuery::new(
+            Term::from_field_text(self.fields.path, path),
+            IndexRecordOption::Basic,
+        ));
+        let q = BooleanQuery::new(vec![
+            (Occur::Must, query.box_clone()),
+            (Occur::Must, within),
+        ]);
+        Ok(self.search(searcher, &q, 1)?.into_iter().next())
+    }
+
+    /// The path of a passage's note.
+    pub fn path(&self, searcher: &Searcher, doc: DocAddress) -> Result<String> {
+        path_of(searcher, doc)
+    }
+
     /// Every chunk a query's constraints allow (scope, phrases, exclusions),
     /// for the vector side, which ranks them all.
     pub fn allowed(
@@ -446,6 +465,102 @@ impl Bm25 {
     }
 }
 
+/// Opens (or creates) one of the two indexes; `None` when it is of another
+/// schema version or damaged.
+fn open_one(dir: &Path, version: &str, store_text: bool) -> Result<Option<(Index, IndexReader)>> {
+    let version_file = dir.join("knower-schema");
+    let fresh = !dir.join("meta.json").exists();
+    std::fs::create_dir_all(dir).map_err(Error::io(format!("creating {}", dir.display())))?;
+    if fresh {
+        std::fs::write(&version_file, version)
+            .map_err(Error::io(format!("writing {}", version_file.display())))?;
+    } else if std::fs::read_to_string(&version_file).ok().as_deref() != Some(version) {
+        return Ok(None);
+    }
+    let directory = MmapDirectory::open(dir).map_err(|e| Error::Io {
+        context: format!("opening {}", dir.display()),
+        source: std::io::Error::other(e.to_string()),
+    })?;
+    let index = Index::open_or_create(directory, schema(store_text).0)?;
+    let tokenizers = index.tokenizers();
+    tokenizers.register(
+        analyzer::NAME,
+        analyzer::analyzer_with(analyzer::CaseParts::Whole),
+    );
+    tokenizers.register(
+        analyzer::PARTS_NAME,
+        analyzer::analyzer_with(analyzer::CaseParts::Only),
+    );
+    let reader = index
+        .reader_builder()
+        .reload_policy(ReloadPolicy::Manual)
+        .try_into()?;
+    // Every segment file carries a checksum: a damaged index is found
+    // here, at open, and rebuilt, rather than failing searches later.
+    if !index.validate_checksum()?.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some((index, reader)))
+}
+
+/// Path → content hash of every file one index holds.
+fn files_of(searcher: &Searcher) -> Result<HashMap<String, String>> {
+    let mut files = HashMap::new();
+    for segment in searcher.segment_readers() {
+        let fast = segment.fast_fields();
+        let (Some(paths), Some(hashes)) = (fast.str("path")?, fast.str("file_hash")?) else {
+            continue;
+        };
+        let (paths_of, hashes_of) = (terms_of(&paths)?, terms_of(&hashes)?);
+        for doc in segment.doc_ids_alive() {
+            let (Some(p), Some(h)) = (paths.term_ords(doc).next(), hashes.term_ords(doc).next())
+            else {
+                continue;
+            };
+            if let (Some(path), Some(hash)) = (paths_of.get(p as usize), hashes_of.get(h as usize))
+            {
+                files.insert(path.clone(), hash.clone());
+            }
+        }
+    }
+    Ok(files)
+}
+
+/// One index's writer, with an arena of `bytes` per thread, waiting for
+/// another process to finish with it.
+fn writer_of(index: &Index, threads: usize, bytes: usize) -> Result<IndexWriter> {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        match index.writer_with_num_threads(threads, bytes * threads) {
+            Ok(writer) => {
+                writer.set_merge_policy(Box::new(merge_policy()));
+                return Ok(writer);
+            }
+            Err(tantivy::TantivyError::LockFailure(LockError::LockBusy, _))
+                if Instant::now() < deadline =>
+            {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
+/// The `path` of a document of either index, from its fast field.
+fn path_of(searcher: &Searcher, doc: DocAddress) -> Result<String> {
+    let segment = searcher.segment_reader(doc.segment_ord);
+    let column = segment.fast_fields().str("path")?;
+    let mut path = String::new();
+    if let Some(column) = column
+        && let Some(ord) = column.term_ords(doc.doc_id).next()
+    {
+        column
+            .ord_to_str(ord, &mut path)
+            .map_err(Error::io("reading the index"))?;
+    }
+    Ok(path)
+}
+
 /// Every value of a string fast field, indexed by term ordinal: one pass
 /// over the dictionary, where looking up each document's ordinal would scan
 /// a block per document (0.4 s at 60,000 chunks, measured).
@@ -479,41 +594,29 @@ fn term_query(field: Field, text: &str) -> Box<dyn TantivyQuery> {
     ))
 }
 
-/// A batch of changes to the index, visible to searchers once committed.
+/// A batch of changes to both indexes, visible to searchers once committed.
 pub(crate) struct Writer {
-    writer: IndexWriter,
+    passages: IndexWriter,
+    notes: IndexWriter,
     fields: Fields,
 }
 
 impl Writer {
-    /// Replaces whatever is indexed for `path` with `note`'s chunks. A
-    /// note with no text still gets a document — its path and hash, no text
-    /// to match — because what is indexed is read back from the index: with
+    /// Replaces whatever is indexed for `path` with `note`: its chunks in
+    /// the passage index, the whole note in the notes index. A note with no
+    /// text still gets a document in each — its path and hash, no text to
+    /// match — because what is indexed is read back from the index: with
     /// nothing there, an empty note would be "to index" forever.
     pub fn put(&mut self, path: &VaultPath, file_hash: &str, note: &Note) -> Result<()> {
         self.remove(path);
         let f = &self.fields;
         if note.chunks.is_empty() {
-            let mut doc = TantivyDocument::default();
-            doc.add_text(f.path, path.as_str());
-            for folder in std::iter::once(path.clone()).chain(path.ancestors()) {
-                if !folder.is_root() {
-                    doc.add_text(f.folders, folder.as_str());
-                }
-            }
-            doc.add_text(f.file_hash, file_hash);
-            self.writer.add_document(doc)?;
+            self.passages.add_document(located(f, path, file_hash))?;
+            self.notes.add_document(located(f, path, file_hash))?;
             return Ok(());
         }
         for chunk in &note.chunks {
-            let mut doc = TantivyDocument::default();
-            doc.add_text(f.path, path.as_str());
-            doc.add_text(f.folders, path.as_str());
-            for folder in path.ancestors() {
-                if !folder.is_root() {
-                    doc.add_text(f.folders, folder.as_str());
-                }
-            }
+            let mut doc = located(f, path, file_hash);
             doc.add_text(f.path_text, path.as_str());
             doc.add_text(f.title, &note.title);
             doc.add_text(f.parts, &note.title);
@@ -530,36 +633,88 @@ impl Writer {
             doc.add_u64(f.line_start, chunk.line_start as u64);
             doc.add_u64(f.line_end, chunk.line_end as u64);
             doc.add_text(f.chunk_hash, chunk.hash(&note.title));
-            doc.add_text(f.file_hash, file_hash);
-            self.writer.add_document(doc)?;
+            self.passages.add_document(doc)?;
         }
+        let mut doc = located(f, path, file_hash);
+        doc.add_text(f.path_text, path.as_str());
+        doc.add_text(f.title, &note.title);
+        doc.add_text(f.parts, &note.title);
+        for heading in chunk_headings(&note.title, &note.headings) {
+            doc.add_text(f.headings, heading);
+            doc.add_text(f.parts, heading);
+        }
+        doc.add_text(f.body, &note.text);
+        doc.add_text(f.parts, &note.text);
+        for tag in &note.tags {
+            doc.add_text(f.tags, tag);
+        }
+        self.notes.add_document(doc)?;
         Ok(())
     }
 
     pub fn remove_all(&mut self) -> Result<()> {
-        self.writer.delete_all_documents()?;
+        self.passages.delete_all_documents()?;
+        self.notes.delete_all_documents()?;
         Ok(())
     }
 
     pub fn remove(&mut self, path: &VaultPath) {
-        self.writer
-            .delete_term(Term::from_field_text(self.fields.path, path.as_str()));
+        let term = Term::from_field_text(self.fields.path, path.as_str());
+        self.passages.delete_term(term.clone());
+        self.notes.delete_term(term);
     }
 
     /// Everything at or below `path` (a folder that was removed or moved).
     pub fn remove_below(&mut self, path: &VaultPath) {
-        self.writer
-            .delete_term(Term::from_field_text(self.fields.folders, path.as_str()));
+        let term = Term::from_field_text(self.fields.folders, path.as_str());
+        self.passages.delete_term(term.clone());
+        self.notes.delete_term(term);
     }
 
-    pub fn commit(mut self) -> Result<()> {
-        self.writer.commit()?;
-        // Merges of small segments finish before the lock is released, so
-        // short-lived writers (one per change) do not pile up segments.
-        self.writer.wait_merging_threads()?;
+    /// Commits both indexes, side by side: a commit waits mostly on the
+    /// disk, and two in turn made a write a third slower (BENCHMARKS.md,
+    /// "Whole notes"). Either may land first; a crash between them leaves
+    /// the indexes holding different versions of a file, which
+    /// [`Bm25::files`] reports as not indexed, so catching up redoes it.
+    /// Merges of small segments finish before the locks are released, so
+    /// short-lived writers (one per change) do not pile up segments.
+    pub fn commit(self) -> Result<()> {
+        fn finish(mut writer: IndexWriter) -> tantivy::Result<()> {
+            writer.commit()?;
+            writer.wait_merging_threads()
+        }
+        let Writer {
+            passages, notes, ..
+        } = self;
+        let (passages_done, notes_done) = std::thread::scope(|s| {
+            let notes_done = s.spawn(move || finish(notes));
+            (finish(passages), notes_done.join())
+        });
+        passages_done?;
+        notes_done.map_err(|_| Error::Io {
+            context: "committing the notes index".into(),
+            source: std::io::Error::other("the commit panicked"),
+        })??;
         Ok(())
     }
 }
+
+/// A document that says which version of which file it comes from, and the
+/// folders it is in (a scope is a term query on them).
+fn located(f: &Fields, path: &VaultPath, file_hash: &str) -> TantivyDocument {
+    let mut doc = TantivyDocument::default();
+    doc.add_text(f.path, path.as_str());
+    for folder in std::iter::once(path.clone()).chain(path.ancestors()) {
+        if !folder.is_root() {
+            doc.add_text(f.folders, folder.as_str());
+        }
+    }
+    doc.add_text(f.file_hash, file_hash);
+    doc
+}
+
+/// The smallest arena tantivy accepts for one indexing thread.
+const SMALLEST_ARENA: usize = 15_000_000;
 
 /// Tantivy's log merge policy, with small segments in a level of their own.
 /// Each change commits a segment of a few chunks; the default counts every
@@ -572,11 +727,6 @@ fn merge_policy() -> LogMergePolicy {
     let mut policy = LogMergePolicy::default();
     policy.set_min_layer_size(100);
     policy
-}
-
-/// Where the keyword index lives inside `.knower/index/`.
-pub(crate) fn dir(index_dir: &Path) -> PathBuf {
-    index_dir.join("bm25")
 }
 
 /// Stored fields of a found chunk.
@@ -628,9 +778,45 @@ mod tests {
     use crate::chunk::chunk_note;
 
     #[test]
+    fn a_file_counts_as_indexed_only_where_both_indexes_agree() {
+        let dir = tempfile::tempdir().unwrap();
+        let (bm25, _) = Bm25::open(dir.path(), "test").unwrap();
+        let budget = crate::SearchConfig::default().budget();
+        let path = VaultPath::parse("a/n.md").unwrap();
+        let note = chunk_note("# N\n\nSome words.", "n", budget);
+        let mut writer = bm25.writer(1).unwrap();
+        writer.put(&path, "v1", &note).unwrap();
+        writer.commit().unwrap();
+        bm25.reload().unwrap();
+        assert_eq!(bm25.files().unwrap()["a/n.md"], "v1");
+
+        // A crash after the notes committed version 2, before the passages did.
+        let mut writer = bm25.writer(1).unwrap();
+        writer.put(&path, "v2", &note).unwrap();
+        writer.notes.commit().unwrap();
+        drop(writer);
+        bm25.reload().unwrap();
+        assert_eq!(
+            bm25.files().unwrap()["a/n.md"],
+            "",
+            "neither version counts"
+        );
+
+        // A note only the notes index holds is listed too, so it is removed
+        // or indexed again.
+        let other = VaultPath::parse("b.md").unwrap();
+        let mut writer = bm25.writer(1).unwrap();
+        writer.put(&other, "v1", &note).unwrap();
+        writer.notes.commit().unwrap();
+        drop(writer);
+        bm25.reload().unwrap();
+        assert_eq!(bm25.files().unwrap()["b.md"], "");
+    }
+
+    #[test]
     fn a_change_of_one_note_does_not_merge_the_whole_index_again() {
         let dir = tempfile::tempdir().unwrap();
-        let (bm25, _) = Bm25::open(&dir.path().join("bm25"), "test").unwrap();
+        let (bm25, _) = Bm25::open(dir.path(), "test").unwrap();
         let budget = crate::SearchConfig::default().budget();
         let put = |writer: &mut Writer, path: String, i: usize| {
             let note = chunk_note(&format!("Note {i} about tiles."), "n", budget);

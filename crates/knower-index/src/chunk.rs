@@ -71,6 +71,12 @@ pub struct Budget {
 pub struct Note {
     pub title: String,
     pub tags: Vec<String>,
+    /// Every heading of the note, in order: the whole note's headings, where
+    /// a chunk has only those above it.
+    pub headings: Vec<String>,
+    /// The note's text after its frontmatter, each line once (chunks
+    /// overlap): what the whole note is ranked on.
+    pub text: String,
     pub chunks: Vec<Chunk>,
 }
 
@@ -95,6 +101,7 @@ pub fn chunk_note(content: &str, stem: &str, budget: Budget) -> Note {
     let (front_end, mut title, mut tags) = frontmatter(&lines);
 
     let mut chunks = Vec::new();
+    let mut all_headings = Vec::new();
     let mut headings: Vec<(usize, String)> = Vec::new();
     let mut section: Vec<Block> = Vec::new();
     let flush =
@@ -129,6 +136,7 @@ pub fn chunk_note(content: &str, stem: &str, budget: Budget) -> Note {
             flush(&mut section, &headings, &mut chunks);
             headings.retain(|(l, _)| *l < level);
             headings.push((level, text.clone()));
+            all_headings.push(text.clone());
             if level == 1 && title.is_none() {
                 title = Some(text);
             }
@@ -170,6 +178,8 @@ pub fn chunk_note(content: &str, stem: &str, budget: Budget) -> Note {
     Note {
         title: title.unwrap_or_else(|| stem.to_string()),
         tags,
+        headings: all_headings,
+        text: lines.get(front_end..).unwrap_or_default().join("\n"),
         chunks,
     }
 }
@@ -405,6 +415,12 @@ mod tests {
             (9, 12)
         );
         assert_eq!(note.chunks[1].text, "## Risks\n\nrisk one\nrisk two");
+        // The whole note, for the notes index: its text once, every heading.
+        assert_eq!(note.headings, vec!["Alpha", "Risks"]);
+        assert_eq!(
+            note.text,
+            "# Alpha\n\nintro line\n\n## Risks\n\nrisk one\nrisk two"
+        );
     }
 
     #[test]

@@ -12,9 +12,9 @@
 //! BENCHMARKS.md.
 
 use std::collections::HashMap;
+use std::hash::Hash;
 
 use serde::Serialize;
-use tantivy::DocAddress;
 
 /// How the two rankings are combined.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -49,14 +49,15 @@ pub struct Trace {
 /// Fuses a BM25 list and a vector list (each best first) into one ranking,
 /// best first. `cosine_of` gives the cosine of a BM25 hit beyond the vector
 /// list's cut (vector search scores every chunk); its vector rank is then
-/// unknown (`None`), only known to be worse than the list's.
-pub fn fuse(
+/// unknown (`None`), only known to be worse than the list's. The lists rank
+/// passages (`K` = a document) or whole notes (`K` = a note's number).
+pub fn fuse<K: Copy + Eq + Hash + Ord>(
     fusion: Fusion,
-    bm25: &[(DocAddress, f32)],
-    vector: &[(DocAddress, f32)],
-    cosine_of: &dyn Fn(DocAddress) -> Option<f32>,
-) -> Vec<(DocAddress, Trace)> {
-    let mut traces: HashMap<DocAddress, Trace> = HashMap::new();
+    bm25: &[(K, f32)],
+    vector: &[(K, f32)],
+    cosine_of: &dyn Fn(K) -> Option<f32>,
+) -> Vec<(K, Trace)> {
+    let mut traces: HashMap<K, Trace> = HashMap::new();
     for (rank, (doc, score)) in bm25.iter().enumerate() {
         let t = traces.entry(*doc).or_default();
         t.bm25_rank = Some(rank + 1);
@@ -101,7 +102,7 @@ pub fn fuse(
             }
         }
     }
-    let mut fused: Vec<(DocAddress, Trace)> = traces.into_iter().collect();
+    let mut fused: Vec<(K, Trace)> = traces.into_iter().collect();
     fused.sort_by(|a, b| {
         b.1.fused
             .total_cmp(&a.1.fused)
@@ -148,6 +149,7 @@ impl Rerank for KeepOrder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tantivy::DocAddress;
 
     fn d(n: u32) -> DocAddress {
         DocAddress::new(0, n)
@@ -183,6 +185,6 @@ mod tests {
 
     #[test]
     fn empty_lists_fuse_to_nothing() {
-        assert!(fuse(Fusion::default(), &[], &[], &|_| None).is_empty());
+        assert!(fuse::<u32>(Fusion::default(), &[], &[], &|_| None).is_empty());
     }
 }

@@ -128,6 +128,21 @@ pub struct IndexStatus {
     pub model_problem: Option<String>,
 }
 
+/// What a search ranks: passages, or whole notes shown by a passage.
+#[derive(Clone, Copy, PartialEq)]
+enum Unit {
+    Passage,
+    Note,
+}
+
+/// What deep mode over whole notes works on, for one query.
+struct WholeNotes<'a> {
+    semantic: &'a Semantic,
+    searcher: &'a Searcher,
+    query: &'a dyn tantivy::query::Query,
+    allowed: Option<&'a HashSet<DocAddress>>,
+}
+
 /// The vector side of one query (see [`Index::cosines`]).
 struct Cosines {
     top: Vec<(DocAddress, f32)>,
@@ -170,6 +185,14 @@ pub struct Index {
 /// How many BM25 and vector candidates deep mode fuses.
 const CANDIDATES: usize = 100;
 
+/// Deep mode hands this many fused candidates (or the limit, if more) to the
+/// rerank stage.
+const RERANKED: usize = 20;
+
+/// Deep search over whole notes takes this many passages per candidate note
+/// from the vector side, since several passages may be one note's.
+const NOTE_PASSAGES: usize = 3;
+
 /// Pseudo-relevance feedback of deep mode: the query vector moves towards
 /// the top keyword matches' vectors by this weight (shared among them).
 /// Chosen on LoCoMo: 3 chunks at 0.5 gained +0.006 evidence recall at 1,000
@@ -185,7 +208,7 @@ impl Index {
         let dir = vault.root().join(INTERNAL_DIR).join("index");
         // Passages of another size are another index: rebuilt, not mixed.
         let layout = format!("chunk_chars={}", config.chunk_chars);
-        let (bm25, rebuilt) = Bm25::open(&bm25::dir(&dir), &layout)?;
+        let (bm25, rebuilt) = Bm25::open(&dir, &layout)?;
         let index = Arc::new(Index {
             vault: vault.clone(),
             budget: config.budget(),
@@ -246,7 +269,8 @@ impl Index {
         if stale.is_empty() && gone.is_empty() {
             return Ok(report);
         }
-        let mut writer = self.bm25.writer(if stale.len() > 100 { 2 } else { 1 })?;
+        let bulk = stale.len() > 100;
+        let mut writer = self.bm25.writer(if bulk { 2 } else { 1 })?;
         for (done, path) in stale.iter().enumerate() {
             self.put(&mut writer, path)?;
             progress(done + 1, stale.len());
@@ -255,6 +279,9 @@ impl Index {
             writer.remove(path);
         }
         writer.commit()?;
+        if bulk {
+            give_back_freed_memory();
+        }
         self.bm25.reload()?;
         report.indexed = stale.len();
         report.removed = gone.len();
@@ -294,6 +321,7 @@ impl Index {
             progress(done + 1, wanted.len());
         }
         writer.commit()?;
+        give_back_freed_memory();
         self.bm25.reload()?;
         Ok(wanted.len())
     }
@@ -352,6 +380,10 @@ impl Index {
             }
         }
         writer.commit()?;
+        // Each change's writers fill a term table per index in threads of
+        // their own; handed back at once, they do not pile up in the
+        // threads' heaps (BENCHMARKS.md, "Whole notes").
+        give_back_freed_memory();
         self.bm25.reload()?;
         self.wake_embedder();
         Ok(())
@@ -629,6 +661,24 @@ impl Index {
     /// a caller may run first to show progress), so it sees the vault as
     /// it is.
     pub fn search(&self, text: &str, options: &SearchOptions) -> Result<Results> {
+        self.ranked(text, options, Unit::Passage)
+    }
+
+    /// The best `options.limit` notes, each once with its best passage, in
+    /// rank order: what a person asking for "10 results" expects, where one
+    /// long note would otherwise fill the list with its passages. BM25
+    /// scores each note as a whole (the notes index), so a note whose words
+    /// are spread over several passages ranks as the note it is; deep mode
+    /// fuses that with each note's best passage cosine. Vector mode has no
+    /// whole-note side: it ranks notes by their best passage.
+    pub fn search_notes(&self, text: &str, options: &SearchOptions) -> Result<Results> {
+        if options.mode == Mode::Vector {
+            return self.notes_by_best_passage(text, options);
+        }
+        self.ranked(text, options, Unit::Note)
+    }
+
+    fn ranked(&self, text: &str, options: &SearchOptions, unit: Unit) -> Result<Results> {
         self.prepare(options.mode, &mut |_, _| {})?;
         let query = Query::parse(text);
         let scope_text = options
@@ -666,6 +716,16 @@ impl Index {
             },
         };
         let ranked: Vec<(DocAddress, f32, Option<Trace>)> = match semantic {
+            None if unit == Unit::Note => self
+                .bm25
+                .search_notes(tq.as_ref(), limit)?
+                .into_iter()
+                .map(|(path, score)| {
+                    let doc = self.shown_passage(&searcher, tq.as_ref(), &path, None)?;
+                    Ok(doc.map(|doc| (doc, score, None)))
+                })
+                .filter_map(Result::transpose)
+                .collect::<Result<_>>()?,
             None => self
                 .bm25
                 .search(&searcher, tq.as_ref(), limit)?
@@ -685,6 +745,14 @@ impl Index {
                         .into_iter()
                         .map(|(d, c)| (d, c, None))
                         .collect()
+                } else if unit == Unit::Note {
+                    let notes = WholeNotes {
+                        semantic,
+                        searcher: &searcher,
+                        query: tq.as_ref(),
+                        allowed: allowed.as_ref(),
+                    };
+                    self.deep_notes(&notes, text, qv, limit)?
                 } else {
                     let keyword: Vec<(DocAddress, f32)> = self
                         .bm25
@@ -701,8 +769,12 @@ impl Index {
                         CANDIDATES,
                         &keyword,
                     )?;
-                    let fusion = *lock(&self.fusion);
-                    self.deep(fusion, text, &searcher, &keyword, &cosines, limit)?
+                    let mut fused =
+                        fusion::fuse(*lock(&self.fusion), &keyword, &cosines.top, &|doc| {
+                            cosines.others.get(&doc).copied()
+                        });
+                    fused.truncate(limit.max(RERANKED));
+                    self.rerank(text, &searcher, fused, limit)?
                 }
             }
         };
@@ -735,12 +807,10 @@ impl Index {
         Ok(results)
     }
 
-    /// The best `options.limit` notes, each once with its best passage,
-    /// in rank order: what a person asking for "10 results" expects when one
-    /// long note would otherwise fill the list with its passages. Passages
-    /// are fetched in growing pages until that many notes are found or the
+    /// The best `options.limit` notes by their best passage: passages are
+    /// fetched in growing pages until that many notes are found or the
     /// matches run out.
-    pub fn search_notes(&self, text: &str, options: &SearchOptions) -> Result<Results> {
+    fn notes_by_best_passage(&self, text: &str, options: &SearchOptions) -> Result<Results> {
         let notes = options.limit.max(1);
         let mut page = notes.saturating_mul(4).max(20);
         loop {
@@ -761,6 +831,109 @@ impl Index {
             }
             page = page.saturating_mul(4);
         }
+    }
+
+    /// Deep mode over whole notes: each note's whole-note BM25 fused with
+    /// its best passage cosine, then the rerank stage on the passage shown
+    /// for each note.
+    fn deep_notes(
+        &self,
+        on: &WholeNotes,
+        text: &str,
+        query_vector: Vec<f32>,
+        limit: usize,
+    ) -> Result<Vec<(DocAddress, f32, Option<Trace>)>> {
+        let searcher = on.searcher;
+        // The query vector moves towards the best keyword passages, as in
+        // passage search.
+        let keyword_passages: Vec<(DocAddress, f32)> = self
+            .bm25
+            .search(searcher, on.query, FEEDBACK_CHUNKS)?
+            .into_iter()
+            .map(|f| (f.doc, f.score))
+            .collect();
+        let qv = self.expand(on.semantic, searcher, query_vector, &keyword_passages)?;
+
+        // Notes are numbered as they are met, for the fusion's keys.
+        let mut paths: Vec<String> = Vec::new();
+        let mut numbers: HashMap<String, usize> = HashMap::new();
+        let mut number = |path: String| {
+            let next = paths.len();
+            *numbers.entry(path.clone()).or_insert_with(|| {
+                paths.push(path);
+                next
+            })
+        };
+        let mut keyword = Vec::new();
+        let mut owner: HashMap<DocAddress, usize> = HashMap::new();
+        let mut passages = Vec::new();
+        for (path, score) in self.bm25.search_notes(on.query, CANDIDATES.max(limit))? {
+            let docs = self.bm25.docs_of(searcher, &path)?;
+            let n = number(path);
+            keyword.push((n, score));
+            for doc in docs {
+                owner.insert(doc, n);
+                passages.push((doc, 0.0));
+            }
+        }
+        let cosines = self.cosines(
+            on.semantic,
+            searcher,
+            &qv,
+            on.allowed,
+            CANDIDATES * NOTE_PASSAGES,
+            &passages,
+        )?;
+        // Each note's best cosine and the passage that has it; the vector
+        // list holds the notes of the best passages, best first.
+        let mut best: HashMap<usize, (f32, DocAddress)> = HashMap::new();
+        let mut vector = Vec::new();
+        for (doc, cosine) in &cosines.top {
+            let n = match owner.get(doc) {
+                Some(n) => *n,
+                None => number(self.bm25.path(searcher, *doc)?),
+            };
+            if let std::collections::hash_map::Entry::Vacant(e) = best.entry(n) {
+                e.insert((*cosine, *doc));
+                vector.push((n, *cosine));
+            }
+        }
+        for (doc, cosine) in &cosines.others {
+            let n = owner[doc];
+            if best.get(&n).is_none_or(|(c, _)| cosine > c) {
+                best.insert(n, (*cosine, *doc));
+            }
+        }
+        let mut fused = fusion::fuse(*lock(&self.fusion), &keyword, &vector, &|n| {
+            best.get(&n).map(|(c, _)| *c)
+        });
+        fused.truncate(limit.max(RERANKED));
+        let mut shown = Vec::with_capacity(fused.len());
+        for (n, trace) in fused {
+            let fallback = best.get(&n).map(|(_, doc)| *doc);
+            if let Some(doc) = self.shown_passage(searcher, on.query, &paths[n], fallback)? {
+                shown.push((doc, trace));
+            }
+        }
+        self.rerank(text, searcher, shown, limit)
+    }
+
+    /// The passage a note is shown by: its best keyword match, else
+    /// `fallback` (its best cosine), else its first passage.
+    fn shown_passage(
+        &self,
+        searcher: &Searcher,
+        query: &dyn tantivy::query::Query,
+        path: &str,
+        fallback: Option<DocAddress>,
+    ) -> Result<Option<DocAddress>> {
+        if let Some(found) = self.bm25.best_passage(searcher, query, path)? {
+            return Ok(Some(found.doc));
+        }
+        if fallback.is_some() {
+            return Ok(fallback);
+        }
+        Ok(self.bm25.docs_of(searcher, path)?.into_iter().min())
     }
 
     /// Pseudo-relevance feedback (Rocchio): the query vector moved towards
@@ -833,19 +1006,15 @@ impl Index {
         })
     }
 
-    fn deep(
+    /// The rerank stage over the fused candidates (at most `RERANKED` or
+    /// `limit`), keeping the best `limit`.
+    fn rerank(
         &self,
-        fusion: Fusion,
         text: &str,
         searcher: &Searcher,
-        keyword: &[(DocAddress, f32)],
-        cosines: &Cosines,
+        fused: Vec<(DocAddress, Trace)>,
         limit: usize,
     ) -> Result<Vec<(DocAddress, f32, Option<Trace>)>> {
-        let mut fused = fusion::fuse(fusion, keyword, &cosines.top, &|doc| {
-            cosines.others.get(&doc).copied()
-        });
-        fused.truncate(limit.max(20));
         let mut candidates = Vec::with_capacity(fused.len());
         for (id, (doc, trace)) in fused.iter().enumerate() {
             let s = self.bm25.stored(searcher, *doc)?;
@@ -906,6 +1075,20 @@ impl Index {
             model: model.0,
             model_problem: model.1,
         })
+    }
+}
+
+/// After indexing many files: the indexing threads' arenas and queued
+/// documents are freed, but glibc keeps freed memory in each thread's heap,
+/// where the model loaded next does not reuse it; a full index of 10,000
+/// notes then left the process 100 MB larger for good (BENCHMARKS.md,
+/// "Whole notes"). `malloc_trim` hands the free pages back.
+fn give_back_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases memory the allocator holds free; it
+    // is thread-safe and takes no pointers.
+    unsafe {
+        libc::malloc_trim(0);
     }
 }
 

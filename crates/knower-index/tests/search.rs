@@ -69,6 +69,13 @@ fn paths(index: &Index, query: &str) -> Vec<String> {
     search(index, query, Mode::Fast, None)
 }
 
+fn notes_found(index: &Index, query: &str) -> Vec<String> {
+    let results = index
+        .search_notes(query, &SearchOptions::default())
+        .unwrap();
+    results.hits.into_iter().map(|h| h.path).collect()
+}
+
 fn search(index: &Index, query: &str, mode: Mode, scope: Option<&str>) -> Vec<String> {
     let results = index
         .search(
@@ -269,6 +276,84 @@ fn notes_can_be_asked_for_each_once_with_its_best_passage() {
     assert_eq!(all.hits.len(), 4);
 }
 
+/// Words of a paragraph that match nothing else in the vault.
+fn filler(seed: usize, words: usize) -> String {
+    (0..words)
+        .map(|i| format!("w{}x{}", seed, i % 53))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn notes_are_ranked_on_all_their_words_not_their_best_passage() {
+    let (_d, vault, index) = fixture(&no_model());
+    // A long note holding the whole request, spread over two passages, and
+    // a short one holding half of it.
+    let long = format!(
+        "# Flow notes\n\n{} turbulent boundary.\n\n{} layer separation.\n",
+        filler(1, 90),
+        filler(2, 90)
+    );
+    vault.write("bucket/flow.md", &long, &author()).unwrap();
+    // Notes as long as it, so that its length is ordinary.
+    for seed in 3..9 {
+        let text = format!("# Other {seed}\n\n{}\n", filler(seed, 180));
+        vault
+            .write(&format!("bucket/other-{seed}.md"), &text, &author())
+            .unwrap();
+    }
+    vault
+        .write(
+            "bucket/wind.md",
+            "# Wind\n\nTurbulent boundary air.\n",
+            &author(),
+        )
+        .unwrap();
+    index.catch_up(&mut |_, _| {}).unwrap();
+    let request = "turbulent boundary layer separation";
+    let options = SearchOptions {
+        limit: 2,
+        ..SearchOptions::default()
+    };
+    let passages = index.search(request, &options).unwrap();
+    assert_eq!(
+        passages.hits[0].path, "bucket/wind.md",
+        "no passage of flow.md holds the request"
+    );
+    let notes = index.search_notes(request, &options).unwrap();
+    let paths: Vec<&str> = notes.hits.iter().map(|h| h.path.as_str()).collect();
+    assert_eq!(paths, vec!["bucket/flow.md", "bucket/wind.md"]);
+    // The note is shown by its best passage (its words are the rarer), with
+    // the lines it holds.
+    let shown = &notes.hits[0];
+    assert!(shown.text.contains("layer separation"), "{}", shown.text);
+    let stored = vault.read("bucket/flow.md").unwrap();
+    let line = stored.lines().nth(shown.line_start - 1).unwrap();
+    assert!(line.ends_with("layer separation."), "{shown:?}");
+    // Constraints hold over the whole note: both words are in flow.md, in
+    // different passages.
+    let required = index
+        .search_notes("+turbulent +separation", &options)
+        .unwrap();
+    let paths: Vec<&str> = required.hits.iter().map(|h| h.path.as_str()).collect();
+    assert_eq!(paths, vec!["bucket/flow.md"]);
+    let excluded = index
+        .search_notes("turbulent -separation", &options)
+        .unwrap();
+    let paths: Vec<&str> = excluded.hits.iter().map(|h| h.path.as_str()).collect();
+    assert_eq!(paths, vec!["bucket/wind.md"]);
+    let scoped = index
+        .search_notes(
+            "turbulent",
+            &SearchOptions {
+                scope: Some("projects/".into()),
+                ..options.clone()
+            },
+        )
+        .unwrap();
+    assert!(scoped.hits.is_empty());
+}
+
 #[test]
 fn phrases_prefixes_required_and_excluded_words() {
     let (_d, _v, index) = fixture(&no_model());
@@ -415,6 +500,25 @@ fn a_corrupt_or_missing_index_is_rebuilt() {
     assert_eq!(paths(&index, "kitten"), vec!["bucket/pets.md"]);
     drop(index);
 
+    // The notes index lost or damaged on its own: a missing one is filled
+    // again (the passages are kept); a damaged one rebuilds both.
+    let notes = vault.root().join(".knower/index/notes");
+    std::fs::remove_dir_all(&notes).unwrap();
+    let index = Index::open(vault.clone()).unwrap();
+    let report = index.catch_up(&mut |_, _| {}).unwrap();
+    assert!(report.indexed >= 4, "{report:?}");
+    assert_eq!(notes_found(&index, "kitten"), vec!["bucket/pets.md"]);
+    drop(index);
+    for entry in std::fs::read_dir(&notes).unwrap().flatten() {
+        if entry.file_name().to_string_lossy().ends_with(".idx") {
+            std::fs::write(entry.path(), b"garbage").unwrap();
+        }
+    }
+    let index = Index::open(vault.clone()).unwrap();
+    assert!(index.catch_up(&mut |_, _| {}).unwrap().rebuilt);
+    assert_eq!(notes_found(&index, "kitten"), vec!["bucket/pets.md"]);
+    drop(index);
+
     std::fs::remove_dir_all(vault.root().join(".knower/index")).unwrap();
     let index = Index::open(vault.clone()).unwrap();
     assert!(index.catch_up(&mut |_, _| {}).unwrap().indexed >= 4);
@@ -495,6 +599,36 @@ fn deep_search_finds_meaning_and_explains_itself() {
     assert_eq!(trace.vector_rank, Some(1));
     assert!(trace.cosine.unwrap() > 0.3);
     assert!(trace.fused > 0.0);
+    // Notes in deep mode: the same meaning, each note once, and the same
+    // constraints on the vector side.
+    let deep = SearchOptions {
+        mode: Mode::Deep,
+        ..SearchOptions::default()
+    };
+    let notes = index
+        .search_notes("young cat napping on the couch", &deep)
+        .unwrap();
+    assert_eq!(notes.hits[0].path, "bucket/pets.md");
+    let trace = notes.hits[0].explain.as_ref().unwrap();
+    assert_eq!(trace.vector_rank, Some(1));
+    let mut paths: Vec<&str> = notes.hits.iter().map(|h| h.path.as_str()).collect();
+    paths.sort();
+    paths.dedup();
+    assert_eq!(paths.len(), notes.hits.len(), "each note once");
+    let scoped = index
+        .search_notes(
+            "young cat napping",
+            &SearchOptions {
+                scope: Some("projects/".into()),
+                ..deep.clone()
+            },
+        )
+        .unwrap();
+    assert!(scoped.hits.iter().all(|h| h.path.starts_with("projects/")));
+    let excluded = index
+        .search_notes("young cat napping -kitten", &deep)
+        .unwrap();
+    assert!(excluded.hits.iter().all(|h| h.path != "bucket/pets.md"));
 
     // Deep respects scope and exclusions on the vector side too.
     assert!(
