@@ -215,9 +215,7 @@ impl Bm25 {
     /// them. Always the passages' first, so two processes cannot each hold
     /// one and wait for the other. More than one thread means a bulk job
     /// (a rebuild, a long catch-up), which gets big arenas; a change of a
-    /// few files gets tantivy's smallest, because tantivy sizes each
-    /// writer's term table from its budget and fills it at once, and a
-    /// process keeps that memory (measured: BENCHMARKS.md, "Whole notes").
+    /// few files never fills more than tantivy's smallest.
     pub fn writer(&self, threads: usize) -> Result<Writer> {
         let (passages, notes) = if threads > 1 {
             (40_000_000, 20_000_000)

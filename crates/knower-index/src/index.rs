@@ -1081,7 +1081,7 @@ impl Index {
 /// After indexing many files: the indexing threads' arenas and queued
 /// documents are freed, but glibc keeps freed memory in each thread's heap,
 /// where the model loaded next does not reuse it; a full index of 10,000
-/// notes then left the process 100 MB larger for good (BENCHMARKS.md,
+/// notes then left the process 70–90 MB larger for good (BENCHMARKS.md,
 /// "Whole notes"). `malloc_trim` hands the free pages back.
 fn give_back_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
