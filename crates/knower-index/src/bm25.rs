@@ -614,39 +614,15 @@ impl Writer {
             return Ok(());
         }
         for chunk in &note.chunks {
-            let mut doc = located(f, path, file_hash);
-            doc.add_text(f.path_text, path.as_str());
-            doc.add_text(f.title, &note.title);
-            doc.add_text(f.parts, &note.title);
-            for heading in chunk_headings(&note.title, &chunk.headings) {
-                doc.add_text(f.headings, heading);
-                doc.add_text(f.parts, heading);
-            }
+            let mut doc = searchable(f, path, file_hash, note, &chunk.headings, &chunk.text);
             doc.add_text(f.heading, chunk.heading_path());
-            doc.add_text(f.body, &chunk.text);
-            doc.add_text(f.parts, &chunk.text);
-            for tag in &note.tags {
-                doc.add_text(f.tags, tag);
-            }
             doc.add_u64(f.line_start, chunk.line_start as u64);
             doc.add_u64(f.line_end, chunk.line_end as u64);
             doc.add_text(f.chunk_hash, chunk.hash(&note.title));
             self.passages.add_document(doc)?;
         }
-        let mut doc = located(f, path, file_hash);
-        doc.add_text(f.path_text, path.as_str());
-        doc.add_text(f.title, &note.title);
-        doc.add_text(f.parts, &note.title);
-        for heading in chunk_headings(&note.title, &note.headings) {
-            doc.add_text(f.headings, heading);
-            doc.add_text(f.parts, heading);
-        }
-        doc.add_text(f.body, &note.text);
-        doc.add_text(f.parts, &note.text);
-        for tag in &note.tags {
-            doc.add_text(f.tags, tag);
-        }
-        self.notes.add_document(doc)?;
+        let whole = searchable(f, path, file_hash, note, &note.headings, &note.text);
+        self.notes.add_document(whole)?;
         Ok(())
     }
 
@@ -695,6 +671,32 @@ impl Writer {
         })??;
         Ok(())
     }
+}
+
+/// A document of a note's text (a passage's or the whole note's) under the
+/// headings above it, with the note's title, tags and path to match too.
+fn searchable(
+    f: &Fields,
+    path: &VaultPath,
+    file_hash: &str,
+    note: &Note,
+    headings: &[String],
+    text: &str,
+) -> TantivyDocument {
+    let mut doc = located(f, path, file_hash);
+    doc.add_text(f.path_text, path.as_str());
+    doc.add_text(f.title, &note.title);
+    doc.add_text(f.parts, &note.title);
+    for heading in chunk_headings(&note.title, headings) {
+        doc.add_text(f.headings, heading);
+        doc.add_text(f.parts, heading);
+    }
+    doc.add_text(f.body, text);
+    doc.add_text(f.parts, text);
+    for tag in &note.tags {
+        doc.add_text(f.tags, tag);
+    }
+    doc
 }
 
 /// A document that says which version of which file it comes from, and the
