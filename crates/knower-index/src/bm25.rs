@@ -645,9 +645,9 @@ impl Writer {
         self.notes.delete_term(term);
     }
 
-    /// Commits both indexes, side by side: a commit waits mostly on the
-    /// disk, and two in turn made a write a third slower (BENCHMARKS.md,
-    /// "Whole notes"). Either may land first; a crash between them leaves
+    /// Commits both indexes, side by side, since a commit waits mostly on
+    /// the disk (what a write costs now: BENCHMARKS.md, "Whole notes").
+    /// Either may land first; a crash between them leaves
     /// the indexes holding different versions of a file, which
     /// [`Bm25::files`] reports as not indexed, so catching up redoes it.
     /// Merges of small segments finish before the locks are released, so
