@@ -9,7 +9,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use knower_index::{Fusion, Index, Mode, SearchOptions};
+use knower_index::{Fusion, Fusions, Index, Mode, SearchOptions};
 use knower_vault::{Author, Vault};
 use serde_json::Value;
 
@@ -20,41 +20,42 @@ pub(crate) struct Plan {
     pub chunk_chars: Option<usize>,
 }
 
-/// The modes compared, with the fusion deep mode uses.
-pub(crate) fn variants(plan: &Plan) -> Vec<(String, Mode, Fusion)> {
+/// The modes compared, with the fusions deep mode uses: the defaults, and
+/// with `--sweep` each candidate fusion for passages and notes alike.
+pub(crate) fn variants(plan: &Plan) -> Vec<(String, Mode, Fusions)> {
     let sweep = plan.sweep;
     let mut v = vec![
-        ("fast".to_string(), Mode::Fast, Fusion::default()),
-        ("vector".to_string(), Mode::Vector, Fusion::default()),
-        ("deep".to_string(), Mode::Deep, Fusion::default()),
+        ("fast".to_string(), Mode::Fast, Fusions::default()),
+        ("vector".to_string(), Mode::Vector, Fusions::default()),
+        ("deep".to_string(), Mode::Deep, Fusions::default()),
     ];
     v.retain(|(_, mode, _)| plan.modes.contains(mode));
     if sweep {
         v.push((
             "deep, RRF k=60 equal".into(),
             Mode::Deep,
-            Fusion::Rrf {
+            Fusions::both(Fusion::Rrf {
                 k: 60.0,
                 bm25_weight: 0.5,
-            },
+            }),
         ));
         v.push((
             "deep, RRF k=60 bm25 0.7".into(),
             Mode::Deep,
-            Fusion::Rrf {
+            Fusions::both(Fusion::Rrf {
                 k: 60.0,
                 bm25_weight: 0.7,
-            },
+            }),
         ));
         for w in [0.5, 0.6, 0.7] {
             for floor in [0.0, 0.2] {
                 v.push((
                     format!("deep, scores bm25 {w} floor {floor}"),
                     Mode::Deep,
-                    Fusion::Scores {
+                    Fusions::both(Fusion::Scores {
                         bm25_weight: w,
                         cosine_floor: floor,
-                    },
+                    }),
                 ));
             }
         }
@@ -138,8 +139,8 @@ pub(crate) fn qmd(data: &Path, work: &Path, plan: &Plan) -> Result<(), String> {
         difficulties.map(|d| format!("{d} H@1 / H@3")).join(" | ")
     );
     println!("|---|{}", "---|".repeat(difficulties.len()));
-    for (name, mode, fusion) in variants(plan) {
-        index.set_fusion(fusion);
+    for (name, mode, fusions) in variants(plan) {
+        index.set_fusions(fusions);
         let mut by: BTreeMap<&str, (usize, usize, usize)> = BTreeMap::new();
         let sets = [
             (&queries, "expectedDoc", false),
@@ -319,8 +320,8 @@ pub(crate) fn locomo(
         "| mode | @1000 | @2000 | cat 1 @1000 | cat 2 @1000 | cat 3 @1000 | cat 4 @1000 | query p50 | sessions nDCG@10, conv 1–5 / 6–10 (held out) |"
     );
     println!("|---|---|---|---|---|---|---|---|---|");
-    for (name, mode, fusion) in variants(plan) {
-        index.set_fusion(fusion);
+    for (name, mode, fusions) in variants(plan) {
+        index.set_fusions(fusions);
         let mut sums: BTreeMap<(u64, usize), f64> = BTreeMap::new();
         let mut counts: BTreeMap<u64, usize> = BTreeMap::new();
         let mut times = Vec::new();
@@ -488,8 +489,8 @@ pub(crate) fn locomo_summaries(file: &Path, work: &Path, plan: &Plan) -> Result<
     );
     println!("| mode | conv 1–5 | conv 6–10 (held out) | query p50 |");
     println!("|---|---|---|---|");
-    for (name, mode, fusion) in variants(plan) {
-        index.set_fusion(fusion);
+    for (name, mode, fusions) in variants(plan) {
+        index.set_fusions(fusions);
         let (sums, p50) = rank_notes(&index, mode, &questions)?;
         let ndcg = |(sum, n): (f64, usize)| format!("{:.3}", sum / n.max(1) as f64);
         println!(

@@ -189,8 +189,8 @@ pub(crate) fn run(dir: &Path, work: &Path, plan: &Plan) -> Result<(), String> {
     );
     println!("| mode | odd (tuning) | even (held out) | all | query p50 |");
     println!("|---|---|---|---|---|");
-    for (label, mode, fusion) in variants(plan) {
-        index.set_fusion(fusion);
+    for (label, mode, fusions) in variants(plan) {
+        index.set_fusions(fusions);
         let (sums, p50) = rank_notes(&index, mode, &questions)?;
         let ndcg = |(sum, n): (f64, usize)| format!("{:.3}", sum / n.max(1) as f64);
         let all = (sums[0].0 + sums[1].0, sums[0].1 + sums[1].1);

@@ -34,6 +34,39 @@ impl Default for Fusion {
     }
 }
 
+/// The fusion of each ranking deep mode makes. Whole notes want more of the
+/// vector side than passages do: a note's BM25 already sees all its words,
+/// and its best passage's cosine adds what they miss. Chosen on the tuning
+/// halves of Cranfield, CISI, CACM and LoCoMo (BENCHMARKS.md, "A fusion of
+/// its own for whole notes").
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Fusions {
+    pub passages: Fusion,
+    pub notes: Fusion,
+}
+
+impl Default for Fusions {
+    fn default() -> Fusions {
+        Fusions {
+            passages: Fusion::default(),
+            notes: Fusion::Scores {
+                bm25_weight: 0.5,
+                cosine_floor: 0.0,
+            },
+        }
+    }
+}
+
+impl Fusions {
+    /// One fusion for both rankings (the benchmark's sweep).
+    pub fn both(fusion: Fusion) -> Fusions {
+        Fusions {
+            passages: fusion,
+            notes: fusion,
+        }
+    }
+}
+
 /// Where a fused hit came from, for `--explain`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Trace {

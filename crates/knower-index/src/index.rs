@@ -25,7 +25,7 @@ use crate::chunk::{self, Budget};
 use crate::config::SearchConfig;
 use crate::embed::{self, Embedder};
 use crate::error::{Error, Result};
-use crate::fusion::{self, Candidate, Fusion, KeepOrder, Rerank, Trace};
+use crate::fusion::{self, Candidate, Fusions, KeepOrder, Rerank, Trace};
 use crate::query::{Query, Scope};
 use crate::vectors::{self, VectorStore};
 
@@ -170,7 +170,7 @@ pub struct Index {
     /// (documents' generation, vectors stored) when every chunk last had
     /// its vector: [`Index::prepare`] has nothing to do while it holds.
     embedded: Mutex<Option<(u64, usize)>>,
-    fusion: Mutex<Fusion>,
+    fusions: Mutex<Fusions>,
     rerank: Mutex<Arc<dyn Rerank>>,
     fallback_told: AtomicBool,
     /// Wakes the background embedder.
@@ -218,7 +218,7 @@ impl Index {
             writing: Mutex::new(()),
             semantic: OnceLock::new(),
             embedded: Mutex::new(None),
-            fusion: Mutex::new(Fusion::default()),
+            fusions: Mutex::new(Fusions::default()),
             rerank: Mutex::new(Arc::new(KeepOrder)),
             fallback_told: AtomicBool::new(false),
             wake: Arc::new((Mutex::new(false), Condvar::new())),
@@ -241,9 +241,9 @@ impl Index {
         &self.config
     }
 
-    /// Uses another fusion (the benchmark compares them).
-    pub fn set_fusion(&self, fusion: Fusion) {
-        *lock(&self.fusion) = fusion;
+    /// Uses other fusions (the benchmark compares them).
+    pub fn set_fusions(&self, fusions: Fusions) {
+        *lock(&self.fusions) = fusions;
     }
 
     /// Puts a second opinion after deep mode's fusion (a cross-encoder, an
@@ -769,10 +769,12 @@ impl Index {
                         CANDIDATES,
                         &keyword,
                     )?;
-                    let mut fused =
-                        fusion::fuse(*lock(&self.fusion), &keyword, &cosines.top, &|doc| {
-                            cosines.others.get(&doc).copied()
-                        });
+                    let mut fused = fusion::fuse(
+                        lock(&self.fusions).passages,
+                        &keyword,
+                        &cosines.top,
+                        &|doc| cosines.others.get(&doc).copied(),
+                    );
                     fused.truncate(limit.max(RERANKED));
                     self.rerank(text, &searcher, fused, limit)?
                 }
@@ -904,7 +906,7 @@ impl Index {
                 best.insert(n, (*cosine, *doc));
             }
         }
-        let mut fused = fusion::fuse(*lock(&self.fusion), &keyword, &vector, &|n| {
+        let mut fused = fusion::fuse(lock(&self.fusions).notes, &keyword, &vector, &|n| {
             best.get(&n).map(|(c, _)| *c)
         });
         fused.truncate(limit.max(RERANKED));

@@ -19,5 +19,5 @@ mod vectors;
 
 pub use config::SearchConfig;
 pub use error::{Error, Result};
-pub use fusion::{Candidate, Fusion, KeepOrder, Rerank, Trace};
+pub use fusion::{Candidate, Fusion, Fusions, KeepOrder, Rerank, Trace};
 pub use index::{CatchUp, Hit, Index, IndexStatus, Mode, Results, SearchOptions};
