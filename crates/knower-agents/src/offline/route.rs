@@ -257,12 +257,102 @@ fn asks_for_something(first: &str) -> bool {
     {
         return false;
     }
-    let mut words = plain_words(first);
-    let (verb, next) = (
-        words.next().unwrap_or_default(),
-        words.next().unwrap_or_default(),
-    );
-    is_imperative_verb(verb) && (starts_an_object(next) || listed(OBJECTS, next) || is_number(next))
+    let words: Vec<&str> = plain_words(first).collect();
+    let word = |i: usize| words.get(i).copied().unwrap_or_default();
+    let (verb, next) = (word(0), word(1));
+    is_imperative_verb(verb)
+        && (starts_an_object(next)
+            || listed(OBJECTS, next)
+            || is_number(next)
+            || bare_object(first, &words))
+}
+
+/// What may follow a bare object of an imperative ("pick tiles for the
+/// wall", "order compost and…"): with a determiner the object is clear
+/// ([`OBJECT_STARTS`]); without one, only these words end it.
+const AFTER_A_BARE_OBJECT: &str = "for to and from with before";
+
+/// Whether the imperative that opens `first` takes a bare plural or mass
+/// noun as its object ("pick tiles for the shower wall"): a word that is
+/// no verb's past, then [`AFTER_A_BARE_OBJECT`], and no verb after them in
+/// the clause, which would make the two words a subject instead ("change
+/// requests from the client are piling up").
+fn bare_object(first: &str, words: &[&str]) -> bool {
+    let clause = first
+        .split([',', ';', '.', '!', '?'])
+        .next()
+        .unwrap_or_default();
+    let clause_words = plain_words(clause).count();
+    let (Some(noun), Some(then)) = (words.get(1), words.get(2)) else {
+        return false;
+    };
+    clause_words >= 3
+        && noun.len() > 2
+        && noun.chars().all(char::is_alphabetic)
+        && past_form(noun).is_none()
+        && !listed(NOT_A_PAST_VERB, noun)
+        && listed(AFTER_A_BARE_OBJECT, then)
+        && !words[3..clause_words.max(3)]
+            .iter()
+            .any(|w| listed(NOT_A_PAST_VERB, w) || is_past(w))
+}
+
+/// Times that only ever lie behind ("…yesterday", "…two days ago"), unlike
+/// those of [`PAST_TIMES`] a plan may name too ("…on Tuesday").
+const CLEARLY_PAST: &[&str] = &[
+    "yesterday",
+    "last night",
+    "last week",
+    "last weekend",
+    "last month",
+    "ago",
+    "just now",
+];
+
+/// Whether `verb`, a past written as its own base ("beat", "cut", "read"),
+/// reports something done: only a time that lies behind ("cut the hedge
+/// yesterday" against "cut the hedge"), or a past that the sentence goes
+/// on in ("read the speech to Mia and she laughed…"), tells it from an
+/// imperative, even one of [`TASK_STARTS`].
+fn told_as_done(verb: &str, lower: &str) -> bool {
+    past_form(verb) == Some(Past::AsBase)
+        && (CLEARLY_PAST.iter().any(|t| contains_words(lower, t)) || goes_on_in_the_past(lower))
+}
+
+/// Words that join a second clause to the first.
+const JOINS: &str = "and then but so";
+/// Who may do the second clause's verb.
+const PRONOUNS: &str = "i we he she they it everyone";
+
+/// Whether a clause joined to the first is told in a past that is only
+/// ever one ("…and she laughed", "…then cleared the leaves"): the first
+/// clause is then a report too.
+fn goes_on_in_the_past(lower: &str) -> bool {
+    let words: Vec<&str> = plain_words(lower).collect();
+    words.iter().enumerate().any(|(i, w)| {
+        listed(JOINS, w) && {
+            let at = i + 1 + usize::from(words.get(i + 1).is_some_and(|p| listed(PRONOUNS, p)));
+            words
+                .get(at)
+                .is_some_and(|v| past_form(v) == Some(Past::Clear))
+        }
+    })
+}
+
+/// Why the kind of `text` is in doubt though a rule gave it: a task opened
+/// by a past written as its own base ("Beat a 1600 in the club league on
+/// Tuesday", "Put the bins out") may as well report what was done, so it
+/// is filed no surer than a note ([`NOTE_CONFIDENCE`]).
+fn doubtful_kind(text: &str, kind: Kind) -> Option<String> {
+    let lower = text.trim().to_lowercase();
+    let first = lower.trim_start_matches(['-', '*', '•', ' ']);
+    let verb = plain_words(first).next().unwrap_or_default();
+    let doubtful = kind == Kind::Task && past_form(verb) == Some(Past::AsBase);
+    doubtful.then(|| {
+        format!(
+            "Its first word, \"{verb}\", is also its own past, so it may tell what was done rather than ask for it."
+        )
+    })
 }
 
 /// The words of `text`: letters, digits and apostrophes, and a hyphenated
@@ -391,8 +481,9 @@ fn reports_the_past(first: &str) -> bool {
     let at = usize::from(subject);
     let (verb, next) = (word(at), word(at + 1));
     match past_form(verb) {
-        // "Read the contract", "cut the hedge" ask; "we cut the hedge" tells.
-        Some(Past::AsBase) if subject => return true,
+        // "Read the contract", "cut the hedge" ask; "we cut the hedge" and
+        // "cut the hedge yesterday" tell.
+        Some(Past::AsBase) if subject || told_as_done(verb, first) => return true,
         Some(Past::AsBase) | None => {}
         Some(past) if verb.ends_with("ed") => {
             // A past that is only ever one, on a day named: "stalled twice
@@ -676,9 +767,10 @@ pub fn kind_of(text: &str) -> Kind {
     };
     if ABOUT_ME.iter().any(|s| first.starts_with(s)) {
         Kind::Preference
-    } else if TASK_STARTS.iter().any(|s| first.starts_with(s))
-        || asks_for_something(first)
-        || asks_someone(text.trim_start_matches(['-', '*', '•', ' ']))
+    } else if !told_as_done(plain_words(first).next().unwrap_or_default(), first)
+        && (TASK_STARTS.iter().any(|s| first.starts_with(s))
+            || asks_for_something(first)
+            || asks_someone(text.trim_start_matches(['-', '*', '•', ' '])))
     {
         Kind::Task
     } else if EVENT_WORDS.iter().any(|w| said_unnegated(&lower, w)) || reports_the_past(first) {
@@ -998,6 +1090,8 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         kind_name(kind),
         kind_rule(kind)
     )];
+    let doubt = doubtful_kind(text, kind);
+    why.extend(doubt.clone());
     why.push(if named.is_empty() {
         "No project is named in the text.".to_string()
     } else {
@@ -1035,8 +1129,8 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         project: Some(project.to_string()),
         // A note is what no kind rule recognised: a task or an event told
         // in words the rules do not know lands in state.md too, so the
-        // file is less sure than the project.
-        confidence: if kind == Kind::Note {
+        // file is less sure than the project. So is a kind in doubt.
+        confidence: if kind == Kind::Note || doubt.is_some() {
             confidence.min(NOTE_CONFIDENCE)
         } else {
             confidence
@@ -1048,7 +1142,11 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         destination: Some(path.to_string()),
         kind,
         project: None,
-        confidence,
+        confidence: if doubt.is_some() {
+            confidence.min(NOTE_CONFIDENCE)
+        } else {
+            confidence
+        },
         reasoning: why.join(" "),
         choices: vec![Choice {
             destination: path.to_string(),
@@ -1587,9 +1685,46 @@ mod tests {
             ("Episode four went out last week", Kind::Event),
             ("Buy two bags of pellets", Kind::Task),
             ("Need four more chairs for the hall", Kind::Note),
+            // A bare object ends at a preposition or "and"; with a verb
+            // after it, the two words were a subject.
+            ("Pick tiles for the shower wall, something matt", Kind::Task),
+            ("Sort photos from the trip and print the best", Kind::Task),
+            ("Change requests from the client are piling up", Kind::Note),
+            ("Train times for Sunday are on the website", Kind::Note),
+            ("Garden party on Saturday", Kind::Note),
+            // A past written as its base tells, with a time behind it.
+            ("Cut the hedge back yesterday", Kind::Event),
+            ("Read the whole contract last night", Kind::Event),
+            ("Put the bins out on Tuesday", Kind::Task),
+            // …or a clause joined to it in a past that is only ever one.
+            (
+                "Read the speech to Mia and she laughed at every joke",
+                Kind::Event,
+            ),
+            ("Cut the hedge then cleared the leaves", Kind::Event),
+            ("Read the contract and sign it", Kind::Task),
         ] {
             assert_eq!(kind_of(text), kind, "{text}");
         }
+    }
+
+    #[test]
+    fn a_task_opened_by_a_past_written_as_its_base_is_in_doubt() {
+        let doubt = |text: &str| doubtful_kind(text, kind_of(text));
+        assert_eq!(
+            kind_of("Beat a 1600 in the club league on Tuesday"),
+            Kind::Task
+        );
+        assert!(
+            doubt("Beat a 1600 in the club league on Tuesday")
+                .is_some_and(|why| why.contains("\"beat\""))
+        );
+        assert!(doubt("Cut the hedge back on Saturday").is_some());
+        assert!(doubt("Put the bins out on Tuesday").is_some());
+        // Another verb, a task opened otherwise, or another kind: no doubt.
+        assert_eq!(doubt("Treat the boards before winter"), None);
+        assert_eq!(doubt("Remember to cut the hedge"), None);
+        assert_eq!(doubt("We cut the hedge back"), None);
     }
 
     #[test]
