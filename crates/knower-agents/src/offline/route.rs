@@ -449,8 +449,8 @@ const PAST_TIMES: &[&str] = &[
 /// What may follow a past tense after its subject ("the prizes arrived
 /// from…", "the car broke down", "Miso had her…"), beside an object or a
 /// preposition.
-const AFTER_A_PAST: &str = "today yesterday tonight last this earlier again finally back up down \
-    out off over it them him us me she he we they you and but while when because until";
+const AFTER_A_PAST: &str = "today yesterday tonight overnight last this earlier again finally back \
+    up down out off over about it them him us me she he we they you and but while when because until";
 /// The particles of phrasal verbs ("picked up", "sorted out").
 const PARTICLES: &str = "up down out off back in over";
 /// Words that start a subject ("the raffle prizes…", "our drummer…");
@@ -518,8 +518,9 @@ fn reports_the_past(first: &str) -> bool {
     };
     let mut verb_at = None;
     // (No subject to look past when the text opens with the user.)
-    let searched_up_to = if listed(THE_USER, word(0)) { 0 } else { last };
-    for i in 1..=searched_up_to {
+    let mut searched_up_to = if listed(THE_USER, word(0)) { 0 } else { last };
+    let mut i = 1;
+    while i <= searched_up_to {
         let (w, then) = (word(i), word(i + 1));
         if matches!(w, "was" | "were") && (verbs::is_participle(then) || is_past(then)) {
             // A passive reports what just happened ("the timber was
@@ -528,8 +529,11 @@ fn reports_the_past(first: &str) -> bool {
             verb_at = recent.then_some(i + 1);
             break;
         }
-        if is_number(w) || listed(NUMBER_WORDS, w) {
-            // Part of the subject's name: "Episode four went out…".
+        if w == "of" && listed(OBJECT_STARTS, then) {
+            // A part of a group: "two of the guppies died…", "half of the
+            // cousins booked…" — the subject goes on after its determiner.
+            searched_up_to += 2;
+            i += 2;
             continue;
         }
         if listed(NOT_A_PAST_VERB, w) || listed(OBJECT_STARTS, w) {
@@ -539,6 +543,9 @@ fn reports_the_past(first: &str) -> bool {
             verb_at = Some(i);
             break;
         }
+        // Anything else, a number too, is part of the subject's name:
+        // "Episode four went out…".
+        i += 1;
     }
     verb_at.is_some_and(|i| {
         let next = word(i + 1);
@@ -1703,6 +1710,15 @@ mod tests {
             ),
             ("Cut the hedge then cleared the leaves", Kind::Event),
             ("Read the contract and sign it", Kind::Task),
+            // A part of a group is a subject too, and a past may be
+            // followed by what it was about or when.
+            ("Two of the guppies died overnight", Kind::Event),
+            ("Most of the seedlings survived the frost", Kind::Event),
+            (
+                "A recruiter from Hays called about a contract role",
+                Kind::Event,
+            ),
+            ("One of the hens is broody", Kind::Note),
         ] {
             assert_eq!(kind_of(text), kind, "{text}");
         }
