@@ -142,6 +142,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: written after sequence21 was read, run only after the changes it led to, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence23/sequence23.tsv",
+            "held out: written after sequence22 was read, run only after the change it was written for, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
