@@ -93,6 +93,45 @@ fn preferences_go_to_the_profile_and_stray_tasks_to_the_global_list() {
 }
 
 #[test]
+fn a_fact_about_the_user_is_less_sure_when_a_project_holds_its_words() {
+    let fx = Fixture::new();
+    let agents = fx.offline();
+    let apart = agents
+        .update(Payload::text("My sister lives in Hamburg"))
+        .unwrap();
+    assert_eq!(apart.changed, ["profile.md"]);
+    assert_eq!(apart.confidence, Some(knower_agents::PROFILE_CONFIDENCE));
+    // The garden's notes hold "tomatoes": the fact may be the garden's.
+    let shared = agents
+        .update(Payload::text("I'm allergic to raw tomatoes"))
+        .unwrap();
+    assert_eq!(shared.changed, ["profile.md"]);
+    assert_eq!(
+        shared.confidence,
+        Some(knower_agents::PROFILE_SHARED_CONFIDENCE)
+    );
+    assert!(
+        shared.confidence < apart.confidence,
+        "a held word lowers it"
+    );
+    let record = fx
+        .vault
+        .log()
+        .unwrap()
+        .into_iter()
+        .rev()
+        .find(|r| r.actor == "agent:offline")
+        .unwrap();
+    assert!(
+        record
+            .reason
+            .contains("It may be about a project instead: garden's notes hold tomato"),
+        "{}",
+        record.reason
+    );
+}
+
+#[test]
 fn an_ambiguous_note_waits_in_the_inbox_with_reasoning_and_a_reply_files_it() {
     let fx = Fixture::new();
     let agents = fx.offline();

@@ -41,7 +41,10 @@ fn words_of(text: &str, case_parts: CaseParts) -> Vec<String> {
     words.dedup();
     words
 }
-pub use route::{Answered, Decision, Kind, kind_of, read_answer, route};
+pub use route::{
+    Answered, Decision, Kind, PROFILE_CONFIDENCE, PROFILE_SHARED_CONFIDENCE, kind_of, read_answer,
+    route,
+};
 
 #[cfg(test)]
 mod tests {

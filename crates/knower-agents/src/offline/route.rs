@@ -41,7 +41,9 @@
 //!    project whose notes alone hold any of the text's words gets it at
 //!    [`SOLE_HOLDER_CONFIDENCE`] ("NAS" in a note, only the home server's
 //!    notes say NAS) — unless the meaning points elsewhere.
-//! 5. **No project.** A preference goes to `profile.md`; a task no
+//! 5. **No project.** A preference goes to `profile.md`
+//!    ([`PROFILE_CONFIDENCE`] sure, [`PROFILE_SHARED_CONFIDENCE`] when a
+//!    project's notes hold some of its words); a task no
 //!    project's notes have a word of goes to the global `tasks.md`;
 //!    anything else — words spread over several projects, two projects
 //!    too close to call — goes to the inbox with the shares and scores as
@@ -1026,6 +1028,15 @@ fn meaning(
     Some(out)
 }
 
+/// How sure a fact about the user is filed in the profile when no
+/// project's notes hold its words…
+pub const PROFILE_CONFIDENCE: f32 = 0.9;
+/// …and when some do: the words explained by a project make it as likely
+/// a fact about that project ("my easy pace is 6:10 per km" beside a half
+/// marathon), and the confidence says so. Set from the share of such
+/// filings that were right on the read sets (BENCHMARKS.md).
+pub const PROFILE_SHARED_CONFIDENCE: f32 = 0.75;
+
 /// A note's content words must be this well explained by a project's notes
 /// for it to be filed there unnamed (a new note brings new words: a quarter
 /// of them already in the project is a good sign)…
@@ -1252,13 +1263,27 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         return Ok(inbox(kind, why, options));
     }
 
-    // A fact about the user that names no project belongs to the user.
+    // A fact about the user that names no project belongs to the user —
+    // less surely when a project's notes hold its words ("my fingers hurt
+    // after practice" beside a violin project's).
     if kind == Kind::Preference {
         why.push(
             "A preference or a fact about the user that names no project belongs in the profile."
                 .into(),
         );
-        return Ok(global("profile.md", 0.8, why));
+        let holders: Vec<String> = holdings
+            .iter()
+            .filter(|(_, held)| !held.is_empty())
+            .map(|(p, held)| format!("{p}'s notes hold {}", listed(held)))
+            .collect();
+        if holders.is_empty() {
+            return Ok(global("profile.md", PROFILE_CONFIDENCE, why));
+        }
+        why.push(format!(
+            "It may be about a project instead: {}.",
+            holders.join("; ")
+        ));
+        return Ok(global("profile.md", PROFILE_SHARED_CONFIDENCE, why));
     }
 
     // The meaning is weighed only from here on: a named project or a fact
