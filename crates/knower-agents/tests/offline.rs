@@ -35,19 +35,20 @@ fn a_note_naming_a_project_lands_in_that_project() {
     assert!(
         entries[0].contains("offline engine") && entries[0].contains("projects/atlas/tasks.md")
     );
-    let record = fx
-        .vault
+    let reason = last_offline_reason(&fx);
+    assert!(reason.contains("Named in the text: atlas"), "{reason}");
+}
+
+/// The reasoning the offline engine journaled with its last change.
+fn last_offline_reason(fx: &Fixture) -> String {
+    fx.vault
         .log()
         .unwrap()
         .into_iter()
         .rev()
         .find(|r| r.actor == "agent:offline")
-        .unwrap();
-    assert!(
-        record.reason.contains("Named in the text: atlas"),
-        "{}",
-        record.reason
-    );
+        .unwrap()
+        .reason
 }
 
 #[test]
@@ -114,20 +115,10 @@ fn a_fact_about_the_user_is_less_sure_when_a_project_holds_its_words() {
         shared.confidence < apart.confidence,
         "a held word lowers it"
     );
-    let record = fx
-        .vault
-        .log()
-        .unwrap()
-        .into_iter()
-        .rev()
-        .find(|r| r.actor == "agent:offline")
-        .unwrap();
+    let reason = last_offline_reason(&fx);
     assert!(
-        record
-            .reason
-            .contains("It may be about a project instead: garden's notes hold tomato"),
-        "{}",
-        record.reason
+        reason.contains("It may be about a project instead: garden's notes hold tomato"),
+        "{reason}"
     );
 }
 

@@ -5,7 +5,13 @@
 //! exclude = ["overview.md", "tree.md", "profile.md", "inbox/", "knowledge/digest.md"]  # the default
 //! model = "/path/to/all-MiniLM-L6-v2"   # a folder, or a Hugging Face repo id
 //! chunk_chars = 750                      # longest passage, in characters
+//! query_prompt = "query: "               # before each search query
+//! passage_prompt = "passage: "           # before each stored passage
 //! ```
+//!
+//! The prompts default to what the model's folder declares
+//! (`config_sentence_transformers.json`), else nothing; e5 models want the
+//! two above, bge and arctic-embed declare or document their query prompt.
 //!
 //! `KNOWER_MODEL` overrides `model`.
 
@@ -36,6 +42,10 @@ pub struct SearchConfig {
     pub model: String,
     /// The longest passage, in characters (a code fence may be longer).
     pub chunk_chars: usize,
+    /// Put before each search query, in place of the model's own.
+    pub query_prompt: Option<String>,
+    /// Put before each stored passage, in place of the model's own.
+    pub passage_prompt: Option<String>,
 }
 
 /// Passages of up to ~190 tokens: inside MiniLM's 256-word-piece window with
@@ -49,6 +59,8 @@ impl Default for SearchConfig {
             exclude: DEFAULT_EXCLUDE.iter().map(|s| s.to_string()).collect(),
             model: DEFAULT_MODEL.to_string(),
             chunk_chars: DEFAULT_CHUNK_CHARS,
+            query_prompt: None,
+            passage_prompt: None,
         }
     }
 }
@@ -59,6 +71,8 @@ struct SearchSection {
     exclude: Option<Vec<String>>,
     model: Option<String>,
     chunk_chars: Option<usize>,
+    query_prompt: Option<String>,
+    passage_prompt: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -99,6 +113,8 @@ impl SearchConfig {
             exclude: file.search.exclude.unwrap_or(defaults.exclude),
             model: file.search.model.unwrap_or(defaults.model),
             chunk_chars,
+            query_prompt: file.search.query_prompt,
+            passage_prompt: file.search.passage_prompt,
         })
     }
 
@@ -155,6 +171,13 @@ mod tests {
         assert!(!c.indexes(&p("archive/old.md")));
         assert_eq!(c.model, "/m");
         assert!(SearchConfig::parse("[search]\nexlude = []\n").is_err());
+        let e5 = SearchConfig::parse(
+            "[search]\nquery_prompt = \"query: \"\npassage_prompt = \"passage: \"\n",
+        )
+        .unwrap();
+        assert_eq!(e5.query_prompt.as_deref(), Some("query: "));
+        assert_eq!(e5.passage_prompt.as_deref(), Some("passage: "));
+        assert_eq!(SearchConfig::parse("").unwrap().query_prompt, None);
         assert!(SearchConfig::parse("[search\n").is_err());
         assert!(SearchConfig::parse("[search]\nchunk_chars = 5\n").is_err());
         assert_eq!(

@@ -1,6 +1,9 @@
 //! Sentence embeddings on the CPU with candle: a BERT-family
-//! sentence-transformers model (all-MiniLM-L6-v2 by default), mean-pooled
-//! and L2-normalised, so a dot product is the cosine similarity.
+//! sentence-transformers model (all-MiniLM-L6-v2 by default), pooled as
+//! its folder says (the mean of the tokens, or the first token for models
+//! such as bge and arctic-embed) and L2-normalised, so a dot product is the
+//! cosine similarity. Prompts the folder declares for queries and passages
+//! (`config_sentence_transformers.json`) are put before them.
 //!
 //! The model is found, in order: a folder named by `KNOWER_MODEL` or
 //! `[search] model`; the Hugging Face cache (`HF_HOME`); a download from the
@@ -31,15 +34,129 @@ const MAX_TOKENS: usize = 256;
 /// cores busy.
 const TOKENS_PER_BATCH: usize = 512;
 
+/// The sentence-transformers files that say how a model is used, beside
+/// the three it needs; each may be absent.
+const POOLING_FILE: &str = "1_Pooling/config.json";
+const PROMPTS_FILE: &str = "config_sentence_transformers.json";
+
+/// How a text's token vectors become one vector.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pooling {
+    /// The mean of the real tokens (MiniLM, e5, gte).
+    Mean,
+    /// The first token's, `[CLS]` (bge, arctic-embed).
+    Cls,
+}
+
+/// How a model wants its input and output treated: what a search query
+/// and what a stored passage are prefixed with, and the pooling.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Conventions {
+    pub pooling: Pooling,
+    pub query_prompt: String,
+    pub passage_prompt: String,
+}
+
+impl Default for Conventions {
+    fn default() -> Conventions {
+        Conventions {
+            pooling: Pooling::Mean,
+            query_prompt: String::new(),
+            passage_prompt: String::new(),
+        }
+    }
+}
+
 /// Where a model's files are.
 #[derive(Clone, Debug)]
 pub struct ModelFiles {
     pub dir: PathBuf,
-    /// Identifies the model's weights, so vectors of another model are
+    /// Identifies the model's weights and conventions, so vectors of
+    /// another model, or of the same one pooled or prompted otherwise, are
     /// never mixed with this one's.
     pub fingerprint: String,
     /// The vector size `config.json` declares (`hidden_size`), if it does.
     pub dims: Option<usize>,
+    pub conventions: Conventions,
+}
+
+impl ModelFiles {
+    /// The same model with prompts set by the user (`[search]
+    /// query_prompt` and `passage_prompt`) in place of the folder's.
+    pub fn with_prompts(mut self, query: Option<&str>, passage: Option<&str>) -> ModelFiles {
+        let before = self.conventions.clone();
+        if let Some(query) = query {
+            self.conventions.query_prompt = query.to_string();
+        }
+        if let Some(passage) = passage {
+            self.conventions.passage_prompt = passage.to_string();
+        }
+        if self.conventions != before {
+            self.fingerprint = fingerprint_with(&self.fingerprint, &self.conventions);
+        }
+        self
+    }
+}
+
+/// A fingerprint that changes with the conventions, and only when they are
+/// not the defaults, so the vectors already stored for a mean-pooled model
+/// without prompts keep their key.
+fn fingerprint_with(weights: &str, conventions: &Conventions) -> String {
+    if *conventions == Conventions::default() {
+        return weights.to_string();
+    }
+    let mut hasher = Sha256::new();
+    hasher.update(weights.as_bytes());
+    hasher.update(format!("{:?}", conventions.pooling).as_bytes());
+    for prompt in [&conventions.query_prompt, &conventions.passage_prompt] {
+        hasher.update((prompt.len() as u64).to_le_bytes());
+        hasher.update(prompt.as_bytes());
+    }
+    hex8(&hasher.finalize())
+}
+
+fn hex8(digest: &[u8]) -> String {
+    digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Reads the conventions a sentence-transformers folder declares. A
+/// pooling Knower does not implement (max, weighted mean, last token) is
+/// an error, not a silent mean: its vectors would be another model's.
+fn conventions(dir: &Path) -> std::result::Result<Conventions, String> {
+    let read = |file: &str| -> std::result::Result<Option<serde_json::Value>, String> {
+        match std::fs::read(dir.join(file)) {
+            Ok(bytes) => serde_json::from_slice(&bytes)
+                .map(Some)
+                .map_err(|e| format!("{file}: {e}")),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(format!("{file}: {e}")),
+        }
+    };
+    let mut out = Conventions::default();
+    if let Some(pooling) = read(POOLING_FILE)? {
+        let on = |mode: &str| pooling.get(mode).and_then(|v| v.as_bool()) == Some(true);
+        out.pooling = if on("pooling_mode_cls_token") {
+            Pooling::Cls
+        } else if on("pooling_mode_mean_tokens") {
+            Pooling::Mean
+        } else {
+            return Err(format!(
+                "{POOLING_FILE}: only mean or first-token (CLS) pooling is supported"
+            ));
+        };
+    }
+    if let Some(config) = read(PROMPTS_FILE)? {
+        let prompt = |names: &[&str]| {
+            names
+                .iter()
+                .find_map(|n| config.get("prompts")?.get(*n)?.as_str())
+                .unwrap_or_default()
+                .to_string()
+        };
+        out.query_prompt = prompt(&["query"]);
+        out.passage_prompt = prompt(&["document", "passage", "corpus"]);
+    }
+    Ok(out)
 }
 
 /// Finds the model named by `spec` (a folder or a repository id), and
@@ -93,6 +210,11 @@ fn download(repo: &str) -> Result<ModelFiles> {
             .map_err(|e| Error::NoModel(format!("downloading {file} of {repo}: {e}")))?;
         dir = path.parent().map(Path::to_path_buf);
     }
+    // How the model is pooled and prompted, where the repository says so;
+    // a repository without these files is used as MiniLM is.
+    for file in [POOLING_FILE, PROMPTS_FILE] {
+        let _ = model.get(file);
+    }
     from_folder(&dir.expect("three files were fetched"))
 }
 
@@ -119,10 +241,12 @@ fn from_folder(dir: &Path) -> Result<ModelFiles> {
         .ok()
         .and_then(|c| c.get("hidden_size")?.as_u64())
         .map(|d| d as usize);
+    let conventions = conventions(dir).map_err(broken)?;
     Ok(ModelFiles {
         dir: dir.to_path_buf(),
-        fingerprint: digest[..8].iter().map(|b| format!("{b:02x}")).collect(),
+        fingerprint: fingerprint_with(&hex8(&digest), &conventions),
         dims,
+        conventions,
     })
 }
 
@@ -158,6 +282,7 @@ pub struct Embedder {
     model: Encoder,
     tokenizer: Tokenizer,
     device: Device,
+    conventions: Conventions,
     pub dims: usize,
     pub fingerprint: String,
 }
@@ -206,6 +331,7 @@ impl Embedder {
             model,
             tokenizer,
             device,
+            conventions: files.conventions.clone(),
             dims,
             fingerprint: files.fingerprint.clone(),
         };
@@ -216,14 +342,27 @@ impl Embedder {
         Ok(embedder)
     }
 
-    /// One unit vector per text, in order. Texts are sorted by length and
-    /// embedded in batches of similar length, so little work is spent on
-    /// padding.
+    /// One unit vector per passage (what is stored and searched), in
+    /// order, each after the model's passage prompt.
     pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        self.embed_with(&self.conventions.passage_prompt, texts)
+    }
+
+    /// One unit vector per search query, each after the model's query
+    /// prompt ("Represent this sentence for searching relevant
+    /// passages: " for bge and arctic-embed).
+    pub fn embed_queries(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        self.embed_with(&self.conventions.query_prompt, texts)
+    }
+
+    /// Texts are sorted by length and embedded in batches of similar
+    /// length, so little work is spent on padding.
+    fn embed_with(&self, prompt: &str, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         let mut out = vec![Vec::new(); texts.len()];
+        let prompted: Vec<String> = texts.iter().map(|t| format!("{prompt}{t}")).collect();
         let encodings = self
             .tokenizer
-            .encode_batch(texts.to_vec(), true)
+            .encode_batch(prompted, true)
             .map_err(|e| self.fail(format!("tokenizing: {e}")))?;
         let mut order: Vec<usize> = (0..texts.len()).collect();
         order.sort_by_key(|&i| encodings[i].get_ids().len());
@@ -287,13 +426,23 @@ impl Embedder {
             .model
             .forward(&ids, &lengths, &self.device)?
             .reshape((n, len, ()))?;
-        let mask = Tensor::from_vec(mask, (n, len, 1), &self.device)?;
-        // Mean over the real tokens, then unit length.
-        let summed = hidden.broadcast_mul(&mask)?.sum(1)?;
-        let counts = mask.sum(1)?.clamp(1e-9, f32::MAX)?;
-        let mean = summed.broadcast_div(&counts)?;
-        let norm = mean.sqr()?.sum_keepdim(1)?.sqrt()?.clamp(1e-12, f32::MAX)?;
-        mean.broadcast_div(&norm)?.to_vec2::<f32>()
+        let pooled = match self.conventions.pooling {
+            // The mean over the real tokens.
+            Pooling::Mean => {
+                let mask = Tensor::from_vec(mask, (n, len, 1), &self.device)?;
+                let summed = hidden.broadcast_mul(&mask)?.sum(1)?;
+                let counts = mask.sum(1)?.clamp(1e-9, f32::MAX)?;
+                summed.broadcast_div(&counts)?
+            }
+            Pooling::Cls => hidden.narrow(1, 0, 1)?.squeeze(1)?,
+        };
+        // Unit length.
+        let norm = pooled
+            .sqr()?
+            .sum_keepdim(1)?
+            .sqrt()?
+            .clamp(1e-12, f32::MAX)?;
+        pooled.broadcast_div(&norm)?.to_vec2::<f32>()
     }
 
     fn fail(&self, message: String) -> Error {
@@ -301,5 +450,108 @@ impl Embedder {
             path: PathBuf::from(format!("(model {})", self.fingerprint)),
             message,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn folder(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, text) in files {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        dir
+    }
+
+    /// The pooling files of all-MiniLM-L6-v2 and bge-small-en-v1.5 as
+    /// their repositories hold them, and arctic-embed-xs's prompts.
+    const MEAN: &str = r#"{"word_embedding_dimension": 384, "pooling_mode_cls_token": false, "pooling_mode_mean_tokens": true, "pooling_mode_max_tokens": false, "pooling_mode_mean_sqrt_len_tokens": false}"#;
+    const CLS: &str = r#"{"word_embedding_dimension": 384, "pooling_mode_cls_token": true, "pooling_mode_mean_tokens": false, "pooling_mode_max_tokens": false, "pooling_mode_mean_sqrt_len_tokens": false}"#;
+    const ARCTIC_PROMPTS: &str = r#"{"__version__": {"sentence_transformers": "2.7.0"}, "prompts": {"query": "Represent this sentence for searching relevant passages: "}, "default_prompt_name": null}"#;
+
+    #[test]
+    fn a_folder_says_how_it_is_pooled_and_prompted() {
+        assert_eq!(conventions(folder(&[]).path()), Ok(Conventions::default()));
+        let minilm = folder(&[
+            (POOLING_FILE, MEAN),
+            (PROMPTS_FILE, r#"{"__version__": {}}"#),
+        ]);
+        assert_eq!(conventions(minilm.path()), Ok(Conventions::default()));
+        let arctic = folder(&[(POOLING_FILE, CLS), (PROMPTS_FILE, ARCTIC_PROMPTS)]);
+        assert_eq!(
+            conventions(arctic.path()),
+            Ok(Conventions {
+                pooling: Pooling::Cls,
+                query_prompt: "Represent this sentence for searching relevant passages: ".into(),
+                passage_prompt: String::new(),
+            })
+        );
+        let e5_style = folder(&[(
+            PROMPTS_FILE,
+            r#"{"prompts": {"query": "query: ", "passage": "passage: "}}"#,
+        )]);
+        assert_eq!(
+            conventions(e5_style.path()).unwrap().passage_prompt,
+            "passage: "
+        );
+    }
+
+    #[test]
+    fn a_pooling_not_implemented_or_a_broken_file_is_refused() {
+        let max = folder(&[(
+            POOLING_FILE,
+            r#"{"pooling_mode_cls_token": false, "pooling_mode_mean_tokens": false, "pooling_mode_max_tokens": true}"#,
+        )]);
+        let e = conventions(max.path()).unwrap_err();
+        assert!(e.contains("only mean or first-token"), "{e}");
+        let broken = folder(&[(PROMPTS_FILE, "{\"prompts\": ")]);
+        let e = conventions(broken.path()).unwrap_err();
+        assert!(e.starts_with(PROMPTS_FILE), "{e}");
+    }
+
+    #[test]
+    fn the_fingerprint_changes_with_the_conventions_but_not_for_the_defaults() {
+        let weights = "0123456789abcdef";
+        assert_eq!(fingerprint_with(weights, &Conventions::default()), weights);
+        let cls = Conventions {
+            pooling: Pooling::Cls,
+            ..Conventions::default()
+        };
+        let prompted = Conventions {
+            query_prompt: "query: ".into(),
+            ..Conventions::default()
+        };
+        let prints = [
+            fingerprint_with(weights, &cls),
+            fingerprint_with(weights, &prompted),
+            weights.to_string(),
+        ];
+        assert_eq!(prints[0].len(), 16);
+        assert!(prints[0] != prints[1] && prints[1] != prints[2] && prints[0] != prints[2]);
+        // A prompt moved from query to passage is another model too.
+        let moved = Conventions {
+            passage_prompt: "query: ".into(),
+            ..Conventions::default()
+        };
+        assert_ne!(fingerprint_with(weights, &moved), prints[1]);
+
+        let files = ModelFiles {
+            dir: PathBuf::new(),
+            fingerprint: weights.into(),
+            dims: None,
+            conventions: Conventions::default(),
+        };
+        assert_eq!(files.clone().with_prompts(None, None).fingerprint, weights);
+        assert_eq!(
+            files.clone().with_prompts(Some(""), Some("")).fingerprint,
+            weights
+        );
+        let set = files.with_prompts(Some("query: "), None);
+        assert_eq!(set.conventions.query_prompt, "query: ");
+        assert_eq!(set.fingerprint, prints[1]);
     }
 }

@@ -397,7 +397,7 @@ impl Index {
         self.semantic
             .get_or_init(|| {
                 let load = || -> Result<Semantic> {
-                    let files = embed::locate(&self.config.model)?;
+                    let files = self.model_files(true)?;
                     let embedder = Embedder::load(&files)?;
                     let store = VectorStore::open(&self.dir, &embedder.fingerprint, embedder.dims)?;
                     Ok(Semantic {
@@ -413,6 +413,21 @@ impl Index {
             })
             .as_ref()
             .map_err(Clone::clone)
+    }
+
+    /// The configured model's files, found on this machine or (`download`)
+    /// fetched, with the prompts `knower.toml` sets.
+    fn model_files(&self, download: bool) -> Result<embed::ModelFiles> {
+        let model = &self.config.model;
+        let files = if download {
+            embed::locate(model)?
+        } else {
+            embed::locate_cached(model)?
+        };
+        Ok(files.with_prompts(
+            self.config.query_prompt.as_deref(),
+            self.config.passage_prompt.as_deref(),
+        ))
     }
 
     /// Loads the model now; an error says why deep search cannot run.
@@ -527,7 +542,7 @@ impl Index {
     pub fn model_at_hand(&self) -> bool {
         match self.semantic.get() {
             Some(loaded) => loaded.is_ok(),
-            None => embed::locate_cached(&self.config.model).is_ok(),
+            None => self.model_files(false).is_ok(),
         }
     }
 
@@ -571,6 +586,7 @@ impl Index {
             }
         }
         let mut texts: Vec<&str> = missing.iter().map(|(_, t)| t.as_str()).collect();
+        // A note compared with notes is embedded as a passage, not a query.
         texts.push(text);
         let mut vectors = semantic.embedder.embed(&texts)?;
         let query = vectors.pop().expect("the text was embedded");
@@ -736,7 +752,7 @@ impl Index {
                 let qtext = query.semantic_text();
                 let qv = semantic
                     .embedder
-                    .embed(&[if qtext.is_empty() { text } else { &qtext }])?
+                    .embed_queries(&[if qtext.is_empty() { text } else { &qtext }])?
                     .remove(0);
                 let allowed = self.bm25.allowed(&searcher, &query, &scope)?;
                 if options.mode == Mode::Vector {
@@ -1051,7 +1067,7 @@ impl Index {
         files_pending.extend(gone.iter().map(|p| format!("{p} (deleted)")));
         let searcher = self.bm25.searcher();
         let chunks = searcher.num_docs() as usize;
-        let (model, vectors_pending) = match embed::locate_cached(&self.config.model) {
+        let (model, vectors_pending) = match self.model_files(false) {
             Ok(files) => {
                 let dims = files.dims.unwrap_or(384);
                 let mut store = VectorStore::open(&self.dir, &files.fingerprint, dims)?;

@@ -184,3 +184,53 @@ fn missing_or_broken_model_folders_are_clear_errors() {
         "{heads}"
     );
 }
+
+/// A model folder's sentence-transformers conventions are followed: the
+/// prompts it declares go before queries and passages, and a folder that
+/// pools by the first token (bge, arctic-embed) is pooled so.
+#[test]
+fn a_folder_s_prompts_and_pooling_are_followed() {
+    let plain_files = embed::locate(support::model_dir().to_str().unwrap()).unwrap();
+    let plain = Embedder::load(&plain_files).unwrap();
+    let one = |e: &Embedder, text: &str| e.embed(&[text]).unwrap().remove(0);
+    let text = "A young cat naps on the couch.";
+    let temp = tempfile::tempdir().unwrap();
+
+    let dir = temp.path().join("prompted");
+    copy_model(&dir);
+    std::fs::write(
+        dir.join("config_sentence_transformers.json"),
+        r#"{"prompts": {"query": "query: ", "passage": "passage: "}}"#,
+    )
+    .unwrap();
+    let files = embed::locate(dir.to_str().unwrap()).unwrap();
+    assert_ne!(files.fingerprint, plain_files.fingerprint);
+    let prompted = Embedder::load(&files).unwrap();
+    let query = prompted.embed_queries(&[text]).unwrap().remove(0);
+    let passage = one(&prompted, text);
+    assert!(dot(&query, &one(&plain, &format!("query: {text}"))) > 0.9999);
+    assert!(dot(&passage, &one(&plain, &format!("passage: {text}"))) > 0.9999);
+    assert!(dot(&query, &passage) < 0.999, "the two prompts differ");
+
+    let dir = temp.path().join("cls");
+    copy_model(&dir);
+    std::fs::create_dir_all(dir.join("1_Pooling")).unwrap();
+    std::fs::write(
+        dir.join("1_Pooling/config.json"),
+        r#"{"word_embedding_dimension": 384, "pooling_mode_cls_token": true, "pooling_mode_mean_tokens": false, "pooling_mode_max_tokens": false, "pooling_mode_mean_sqrt_len_tokens": false}"#,
+    )
+    .unwrap();
+    let files = embed::locate(dir.to_str().unwrap()).unwrap();
+    assert_ne!(files.fingerprint, plain_files.fingerprint);
+    let cls = Embedder::load(&files).unwrap();
+    let alone = one(&cls, text);
+    assert!((dot(&alone, &alone) - 1.0).abs() < 1e-4, "unit length");
+    assert!(
+        dot(&alone, &one(&plain, text)) < 0.99,
+        "the first token is not the mean"
+    );
+    // The first token is the text's own whatever the padding of its batch.
+    let longer = "A much longer text about the central bank, interest rates, inflation and the housing market this winter.";
+    let batch = cls.embed(&[text, longer]).unwrap();
+    assert!(dot(&alone, &batch[0]) > 0.9999);
+}

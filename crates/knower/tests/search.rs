@@ -282,7 +282,13 @@ fn scripted_hub(model: PathBuf) -> (String, std::sync::mpsc::Receiver<String>) {
                 }
             }
             let path = request.split_whitespace().nth(1).unwrap_or("/").to_string();
-            let file = path.rsplit('/').next().unwrap_or("").to_string();
+            // The file's path in the repository: "config.json",
+            // "1_Pooling/config.json".
+            let file = path
+                .split("/resolve/main/")
+                .nth(1)
+                .unwrap_or("")
+                .to_string();
             let mut stream = stream;
             let Ok(bytes) = std::fs::read(model.join(&file)) else {
                 let _ = stream.write_all(
@@ -339,7 +345,13 @@ fn the_model_is_downloaded_from_the_hub_on_first_use() {
         "bucket/pets.md"
     );
     let requested: Vec<String> = served.try_iter().collect();
-    for file in ["config.json", "tokenizer.json", "model.safetensors"] {
+    // The three files it needs, and how the model is pooled.
+    for file in [
+        "config.json",
+        "tokenizer.json",
+        "model.safetensors",
+        "1_Pooling/config.json",
+    ] {
         assert!(
             requested
                 .iter()
