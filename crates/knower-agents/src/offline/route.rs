@@ -5,12 +5,16 @@
 //! 1. **Kind.** A *task* starts like one (`todo`, `- [ ]`, `remember to`,
 //!    `need to`, an imperative such as `buy`, `call`, `fix`…, or any verb
 //!    of the lexicon in [`super::verbs`] before its object or a name:
-//!    `treat the boards`, `give Tom…`). An *event* reports something that
-//!    happened or was decided (`decided`, `shipped`, `met with`…, not
-//!    denied: `haven't decided` is none), opens with a past tense and its
-//!    object (`recorded the…`, `we sang…`, `picked up the…`), or has a
-//!    subject and its past (`the prizes arrived from…`, `Miso had her…`,
-//!    recently `the timber was delivered…`). A *preference* is about the user
+//!    `treat the boards`, `give Tom…`, `pick tiles for…`); a verb whose
+//!    past is its base (`cut`, `read`, `beat`) opens one unless a time
+//!    behind or a past clause follows (`cut the hedge yesterday`), and
+//!    such a task is filed no surer than a note. An *event* reports
+//!    something that happened or was decided (`decided`, `shipped`, `met
+//!    with`…, not denied: `haven't decided` is none), opens with a past
+//!    tense and its object (`recorded the…`, `we sang…`, `picked up
+//!    the…`), or has a subject and its past (`the prizes arrived from…`,
+//!    `Miso had her…`, `two of the guppies died…`, recently `the timber was
+//!    delivered…`). A *preference* is about the user
 //!    (`I prefer`, `always use`, `call me`…, and first-person facts: `my
 //!    sister…`, `I work…`). Anything else is a *note*, filed at most
 //!    [`NOTE_CONFIDENCE`] sure: a task or event in words the rules do not
@@ -294,8 +298,10 @@ fn bare_object(first: &str, words: &[&str]) -> bool {
         && past_form(noun).is_none()
         && !listed(NOT_A_PAST_VERB, noun)
         && listed(AFTER_A_BARE_OBJECT, then)
-        && !words[3..clause_words.max(3)]
+        && !words
             .iter()
+            .take(clause_words)
+            .skip(3)
             .any(|w| listed(NOT_A_PAST_VERB, w) || is_past(w))
 }
 
