@@ -141,6 +141,35 @@ fn identifiers_versions_dates_and_paths_are_findable() {
     assert!(paths(&index, "parse_settings").is_empty());
 }
 
+#[test]
+fn a_british_spelling_finds_an_american_one_and_back() {
+    let (_d, vault, index) = fixture(&no_model());
+    vault
+        .write(
+            "bucket/paint.md",
+            "# Paint
+
+The colour for the hall is a warm grey; we organised the samples.
+",
+            &author(),
+        )
+        .unwrap();
+    index.catch_up(&mut |_, _| {}).unwrap();
+    for query in [
+        "color",
+        "gray hall",
+        "organized samples",
+        "colour",
+        "organise",
+    ] {
+        assert_eq!(
+            paths(&index, query).first().map(String::as_str),
+            Some("bucket/paint.md"),
+            "{query}"
+        );
+    }
+}
+
 /// A note whose title names one word of a request does not outrank one
 /// whose text holds the request: the title's words count as the title and
 /// as the first line's text, not a third time as a heading.
