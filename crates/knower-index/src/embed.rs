@@ -135,6 +135,11 @@ fn conventions(dir: &Path) -> std::result::Result<Conventions, String> {
     let mut out = Conventions::default();
     if let Some(pooling) = read(POOLING_FILE)? {
         let on = |mode: &str| pooling.get(mode).and_then(|v| v.as_bool()) == Some(true);
+        if pooling.get("include_prompt").and_then(|v| v.as_bool()) == Some(false) {
+            return Err(format!(
+                "{POOLING_FILE}: pooling without the prompt's tokens (include_prompt: false) is not supported"
+            ));
+        }
         out.pooling = if on("pooling_mode_cls_token") {
             Pooling::Cls
         } else if on("pooling_mode_mean_tokens") {
@@ -508,6 +513,12 @@ mod tests {
         )]);
         let e = conventions(max.path()).unwrap_err();
         assert!(e.contains("only mean or first-token"), "{e}");
+        let without_prompt = folder(&[(
+            POOLING_FILE,
+            r#"{"pooling_mode_mean_tokens": true, "include_prompt": false}"#,
+        )]);
+        let e = conventions(without_prompt.path()).unwrap_err();
+        assert!(e.contains("include_prompt"), "{e}");
         let broken = folder(&[(PROMPTS_FILE, "{\"prompts\": ")]);
         let e = conventions(broken.path()).unwrap_err();
         assert!(e.starts_with(PROMPTS_FILE), "{e}");
