@@ -353,8 +353,9 @@ fn goes_on_in_the_past(lower: &str) -> bool {
 /// is filed no surer than a note ([`NOTE_CONFIDENCE`]).
 fn doubtful_kind(text: &str, kind: Kind) -> Option<String> {
     let lower = text.trim().to_lowercase();
-    let first = lower.trim_start_matches(['-', '*', '•', ' ']);
-    let verb = plain_words(first).next().unwrap_or_default();
+    let verb = plain_words(after_bullets(&lower))
+        .next()
+        .unwrap_or_default();
     let doubtful = kind == Kind::Task && past_form(verb) == Some(Past::AsBase);
     doubtful.then(|| {
         format!(
@@ -772,20 +773,24 @@ pub(crate) fn content_words(text: &str) -> Vec<String> {
 }
 
 /// The kind of an update's text (rule 1).
+/// A text from its first word: the marks of a list item set aside.
+fn after_bullets(text: &str) -> &str {
+    text.trim_start_matches(['-', '*', '•', ' '])
+}
+
 pub fn kind_of(text: &str) -> Kind {
     let lower = text.trim().to_lowercase();
-    let first = lower.trim_start_matches(['-', '*', '•', ' ']);
     let first = if lower.starts_with("- [ ]") || lower.starts_with("* [ ]") {
         lower.as_str()
     } else {
-        first
+        after_bullets(&lower)
     };
     if ABOUT_ME.iter().any(|s| first.starts_with(s)) {
         Kind::Preference
     } else if !told_as_done(plain_words(first).next().unwrap_or_default(), first)
         && (TASK_STARTS.iter().any(|s| first.starts_with(s))
             || asks_for_something(first)
-            || asks_someone(text.trim_start_matches(['-', '*', '•', ' '])))
+            || asks_someone(after_bullets(text)))
     {
         Kind::Task
     } else if EVENT_WORDS.iter().any(|w| said_unnegated(&lower, w)) || reports_the_past(first) {
