@@ -350,13 +350,15 @@ fn goes_on_in_the_past(lower: &str) -> bool {
 /// Why the kind of `text` is in doubt though a rule gave it: a task opened
 /// by a past written as its own base ("Beat a 1600 in the club league on
 /// Tuesday", "Put the bins out") may as well report what was done, so it
-/// is filed no surer than a note ([`NOTE_CONFIDENCE`]).
+/// is filed no surer than a note ([`NOTE_CONFIDENCE`]). An open checkbox
+/// says it is a task whatever its first word is.
 fn doubtful_kind(text: &str, kind: Kind) -> Option<String> {
     let lower = text.trim().to_lowercase();
     let verb = plain_words(after_bullets(&lower))
         .next()
         .unwrap_or_default();
-    let doubtful = kind == Kind::Task && past_form(verb) == Some(Past::AsBase);
+    let doubtful =
+        kind == Kind::Task && !is_checkbox(&lower) && past_form(verb) == Some(Past::AsBase);
     doubtful.then(|| {
         format!(
             "Its first word, \"{verb}\", is also its own past, so it may tell what was done rather than ask for it."
@@ -772,15 +774,20 @@ pub(crate) fn content_words(text: &str) -> Vec<String> {
     words
 }
 
-/// The kind of an update's text (rule 1).
 /// A text from its first word: the marks of a list item set aside.
 fn after_bullets(text: &str) -> &str {
     text.trim_start_matches(['-', '*', '•', ' '])
 }
 
+/// Whether lower-cased `text` opens with an open checkbox (`- [ ] …`).
+fn is_checkbox(lower: &str) -> bool {
+    lower.starts_with("- [ ]") || lower.starts_with("* [ ]")
+}
+
+/// The kind of an update's text (rule 1).
 pub fn kind_of(text: &str) -> Kind {
     let lower = text.trim().to_lowercase();
-    let first = if lower.starts_with("- [ ]") || lower.starts_with("* [ ]") {
+    let first = if is_checkbox(&lower) {
         lower.as_str()
     } else {
         after_bullets(&lower)
@@ -1773,6 +1780,9 @@ mod tests {
         );
         assert!(doubt("Cut the hedge back on Saturday").is_some());
         assert!(doubt("Put the bins out on Tuesday").is_some());
+        // An open checkbox already says it is a task.
+        assert_eq!(kind_of("- [ ] Put the bins out"), Kind::Task);
+        assert_eq!(doubt("- [ ] Put the bins out"), None);
         // Another verb, a task opened otherwise, or another kind: no doubt.
         assert_eq!(doubt("Treat the boards before winter"), None);
         assert_eq!(doubt("Remember to cut the hedge"), None);
