@@ -13,11 +13,17 @@
 //! - GELU adds its bias in the same pass and computes erf with a rational
 //!   approximation (error below 1e-7) that the compiler vectorises, where
 //!   the scalar `erff` took an eighth of the whole pass.
+//! - A linear layer adds its bias, and the connection that skips it, in
+//!   place in its product, where candle allocated a tensor for each.
+//! - These element-wise steps work in place and are compiled twice more,
+//!   for AVX2 and AVX-512, picked at run time ([`at_widest_vectors`]): the
+//!   crate is built for baseline x86-64, whose SSE2 vectors are a quarter
+//!   of AVX-512's.
 //!
 //! Hidden states are kept as one `(tokens, width)` matrix for the batch;
 //! only attention looks at them per text and head.
 
-use candle_core::{CpuStorage, CustomOp1, Device, Layout, Module, Result, Shape, Tensor};
+use candle_core::{CpuStorage, Device, InplaceOp1, InplaceOp2, Layout, Module, Result, Tensor};
 use candle_nn::VarBuilder;
 use serde::Deserialize;
 
@@ -92,7 +98,7 @@ pub enum Activation {
 struct Linear {
     /// `(in, out)`, contiguous: the product's right side as gemm reads it.
     weight: Tensor,
-    bias: Tensor,
+    bias: Vec<f32>,
 }
 
 impl Linear {
@@ -106,7 +112,7 @@ impl Linear {
     fn from_parts(weight: Tensor, bias: Tensor) -> Result<Linear> {
         Ok(Linear {
             weight: weight.t()?.contiguous()?,
-            bias,
+            bias: bias.to_vec1()?,
         })
     }
 
@@ -116,7 +122,17 @@ impl Linear {
     }
 
     fn forward(&self, x: &Tensor) -> Result<Tensor> {
-        self.product(x)?.broadcast_add(&self.bias)
+        let y = self.product(x)?;
+        y.inplace_op1(&AddBias { bias: &self.bias })?;
+        Ok(y)
+    }
+
+    /// `x · W + b + residual`: a layer's output with the connection that
+    /// skips it, added in one pass.
+    fn forward_plus(&self, x: &Tensor, residual: &Tensor) -> Result<Tensor> {
+        let y = self.product(x)?;
+        y.inplace_op2(residual, &AddBias { bias: &self.bias })?;
+        Ok(y)
     }
 }
 
@@ -147,8 +163,6 @@ struct Layer {
     attention_out: Linear,
     attention_norm: LayerNorm,
     up: Linear,
-    /// `up`'s bias as the fused GELU reads it, copied out once at load.
-    up_bias: Vec<f32>,
     down: Linear,
     output_norm: LayerNorm,
 }
@@ -215,7 +229,6 @@ impl Encoder {
                 qkv,
                 attention_out: Linear::load(&l, "attention.output.dense", width, width)?,
                 attention_norm: LayerNorm::load(&l, "attention.output.LayerNorm", width, eps)?,
-                up_bias: up.bias.to_vec1::<f32>()?,
                 up,
                 down: Linear::load(&l, "output.dense", config.intermediate_size, width)?,
                 output_norm: LayerNorm::load(&l, "output.LayerNorm", width, eps)?,
@@ -287,8 +300,8 @@ impl Encoder {
                 .contiguous()
         };
         let (q, k, v) = (part(0)?, part(1)?, part(2)?);
-        let scores = q.matmul(&k.t()?)?;
-        let weights = scores.apply_op1_no_bwd(&MaskedSoftmax { lengths, heads })?;
+        let weights = q.matmul(&k.t()?)?;
+        weights.inplace_op1(&MaskedSoftmax { lengths, heads })?;
         let mixed = weights
             .matmul(&v)?
             .transpose(1, 2)?
@@ -296,93 +309,234 @@ impl Encoder {
             .reshape((texts * length, heads * hw))?;
         let x = layer
             .attention_norm
-            .forward(&layer.attention_out.forward(&mixed)?.add(x)?)?;
-        let hidden = layer.up.product(&x)?;
+            .forward(&layer.attention_out.forward_plus(&mixed, x)?)?;
         let hidden = match self.activation {
-            Activation::Gelu => hidden.apply_op1_no_bwd(&BiasGelu {
-                bias: &layer.up_bias,
-            })?,
-            Activation::GeluApproximate => hidden.broadcast_add(&layer.up.bias)?.gelu()?,
-            Activation::Relu => hidden.broadcast_add(&layer.up.bias)?.relu()?,
+            Activation::Gelu => {
+                let hidden = layer.up.product(&x)?;
+                hidden.inplace_op1(&BiasGelu {
+                    bias: &layer.up.bias,
+                })?;
+                hidden
+            }
+            Activation::GeluApproximate => layer.up.forward(&x)?.gelu()?,
+            Activation::Relu => layer.up.forward(&x)?.relu()?,
         };
         layer
             .output_norm
-            .forward(&layer.down.forward(&hidden)?.add(&x)?)
+            .forward(&layer.down.forward_plus(&hidden, &x)?)
     }
 }
 
 /// The slice of a contiguous f32 tensor, or an error naming `op`.
-fn contiguous_f32<'a>(op: &str, storage: &'a CpuStorage, layout: &Layout) -> Result<&'a [f32]> {
+fn contiguous_f32<'a>(
+    op: &str,
+    storage: &'a mut CpuStorage,
+    layout: &Layout,
+) -> Result<&'a mut [f32]> {
     match (storage, layout.contiguous_offsets()) {
-        (CpuStorage::F32(data), Some((start, end))) => Ok(&data[start..end]),
+        (CpuStorage::F32(data), Some((start, end))) => Ok(&mut data[start..end]),
         _ => candle_core::bail!("{op} takes a contiguous f32 tensor"),
     }
 }
 
+/// Runs `work` compiled for the widest vectors this CPU has. The crate is
+/// built for baseline x86-64 (SSE2: 4 floats a register), so a loop left
+/// to the default runs at a quarter of AVX-512's width; under this it is
+/// compiled again with AVX-512 (16) or AVX2 (8) and picked at run time.
+/// `work` must be an `#[inline(always)]` closure: it is compiled with the
+/// wider vectors only where it is inlined.
+#[inline(always)]
+fn at_widest_vectors<R>(work: impl FnOnce() -> R) -> R {
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx512f")]
+        fn avx512<R>(work: impl FnOnce() -> R) -> R {
+            work()
+        }
+        #[target_feature(enable = "avx2,fma")]
+        fn avx2<R>(work: impl FnOnce() -> R) -> R {
+            work()
+        }
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU has the feature `avx512` was compiled for.
+            return unsafe { avx512(work) };
+        }
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            // SAFETY: the CPU has the features `avx2` was compiled for.
+            return unsafe { avx2(work) };
+        }
+    }
+    work()
+}
+
 /// Softmax over the last dimension of `(texts, heads, length, length)`
-/// scores, where keys past a text's own length are padding: they get
-/// weight 0, in the same pass.
+/// scores, in place, where keys past a text's own length are padding:
+/// they get weight 0, in the same pass.
 struct MaskedSoftmax<'a> {
     lengths: &'a [usize],
     heads: usize,
 }
 
-impl CustomOp1 for MaskedSoftmax<'_> {
+impl InplaceOp1 for MaskedSoftmax<'_> {
     fn name(&self) -> &'static str {
         "masked-softmax"
     }
 
-    fn cpu_fwd(&self, storage: &CpuStorage, layout: &Layout) -> Result<(CpuStorage, Shape)> {
-        let scores = contiguous_f32(self.name(), storage, layout)?;
+    fn cpu_fwd(&self, storage: &mut CpuStorage, layout: &Layout) -> Result<()> {
         let (texts, heads, rows, length) = layout.shape().dims4()?;
         if texts != self.lengths.len() || heads != self.heads || rows != length {
             candle_core::bail!("masked-softmax: scores of shape {:?}", layout.shape());
         }
-        let mut out = vec![0f32; scores.len()];
-        for (i, (row, dst)) in scores
-            .chunks_exact(length)
-            .zip(out.chunks_exact_mut(length))
-            .enumerate()
-        {
-            let real = self.lengths[i / (heads * rows)].clamp(1, length);
-            let (row, dst) = (&row[..real], &mut dst[..real]);
-            let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-            for (d, &s) in dst.iter_mut().zip(row) {
-                *d = exp_below_zero(s - max);
-            }
-            let sum: f32 = dst.iter().sum();
-            let inverse = 1.0 / sum;
-            dst.iter_mut().for_each(|d| *d *= inverse);
-        }
-        Ok((CpuStorage::F32(out), layout.shape().clone()))
+        let scores = contiguous_f32(self.name(), storage, layout)?;
+        at_widest_vectors(
+            #[inline(always)]
+            || {
+                for (i, row) in scores.chunks_exact_mut(length).enumerate() {
+                    let real = self.lengths[i / (heads * rows)].clamp(1, length);
+                    let (row, padding) = row.split_at_mut(real);
+                    softmax(row);
+                    padding.fill(0.0);
+                }
+            },
+        );
+        Ok(())
     }
 }
 
-/// `gelu(x + bias)` over the rows of a `(tokens, width)` matrix, GELU
-/// being the erf form BERT was trained with.
+/// How many floats the reductions below keep apart: one AVX-512 register.
+/// A single running maximum or sum is a chain of dependent instructions
+/// that no compiler may reorder (float addition is not associative); 16
+/// of them side by side vectorise.
+const LANES: usize = 16;
+
+/// Softmax of one row, in place.
+#[inline(always)]
+fn softmax(row: &mut [f32]) {
+    let larger = |a: f32, b: f32| if b > a { b } else { a };
+    let mut maxima = [f32::NEG_INFINITY; LANES];
+    let mut chunks = row.chunks_exact(LANES);
+    for chunk in &mut chunks {
+        for (m, &s) in maxima.iter_mut().zip(chunk) {
+            *m = larger(*m, s);
+        }
+    }
+    let max = chunks
+        .remainder()
+        .iter()
+        .chain(&maxima)
+        .fold(f32::NEG_INFINITY, |m, &s| larger(m, s));
+    let mut sums = [0f32; LANES];
+    let mut chunks = row.chunks_exact_mut(LANES);
+    for chunk in &mut chunks {
+        for (sum, s) in sums.iter_mut().zip(chunk) {
+            *s = exp_below_zero(*s - max);
+            *sum += *s;
+        }
+    }
+    let mut sum: f32 = sums.iter().sum();
+    for s in chunks.into_remainder() {
+        *s = exp_below_zero(*s - max);
+        sum += *s;
+    }
+    let inverse = 1.0 / sum;
+    row.iter_mut().for_each(|s| *s *= inverse);
+}
+
+/// `x + bias` over the rows of a `(tokens, width)` matrix, in place, and
+/// `+ residual` (a matrix of the same shape) as the two-tensor op.
+struct AddBias<'a> {
+    bias: &'a [f32],
+}
+
+impl AddBias<'_> {
+    fn add(&self, x: &mut [f32], layout: &Layout, residual: Option<&[f32]>) -> Result<()> {
+        let width = self.bias.len();
+        if layout.shape().dims().last() != Some(&width)
+            || residual.is_some_and(|r| r.len() != x.len())
+        {
+            candle_core::bail!("add-bias: {:?} rows, bias of {width}", layout.shape());
+        }
+        at_widest_vectors(
+            #[inline(always)]
+            || match residual {
+                None => x
+                    .chunks_exact_mut(width)
+                    .for_each(|row| row.iter_mut().zip(self.bias).for_each(|(x, b)| *x += b)),
+                Some(residual) => {
+                    for (row, skip) in x.chunks_exact_mut(width).zip(residual.chunks_exact(width)) {
+                        for ((x, b), r) in row.iter_mut().zip(self.bias).zip(skip) {
+                            *x += b + r;
+                        }
+                    }
+                }
+            },
+        );
+        Ok(())
+    }
+}
+
+impl InplaceOp1 for AddBias<'_> {
+    fn name(&self) -> &'static str {
+        "add-bias"
+    }
+
+    fn cpu_fwd(&self, storage: &mut CpuStorage, layout: &Layout) -> Result<()> {
+        let x = contiguous_f32(InplaceOp1::name(self), storage, layout)?;
+        self.add(x, layout, None)
+    }
+}
+
+impl InplaceOp2 for AddBias<'_> {
+    fn name(&self) -> &'static str {
+        "add-bias-and-residual"
+    }
+
+    fn cpu_fwd(
+        &self,
+        s1: &mut CpuStorage,
+        l1: &Layout,
+        s2: &CpuStorage,
+        l2: &Layout,
+    ) -> Result<()> {
+        let residual = match (s2, l2.contiguous_offsets()) {
+            (CpuStorage::F32(data), Some((start, end))) => &data[start..end],
+            _ => candle_core::bail!("{} takes a contiguous f32 residual", InplaceOp2::name(self)),
+        };
+        let x = contiguous_f32(InplaceOp2::name(self), s1, l1)?;
+        self.add(x, l1, Some(residual))
+    }
+}
+
+/// `gelu(x + bias)` over the rows of a `(tokens, width)` matrix, in place,
+/// GELU being the erf form BERT was trained with.
 struct BiasGelu<'a> {
     bias: &'a [f32],
 }
 
-impl CustomOp1 for BiasGelu<'_> {
+impl InplaceOp1 for BiasGelu<'_> {
     fn name(&self) -> &'static str {
         "bias-gelu"
     }
 
-    fn cpu_fwd(&self, storage: &CpuStorage, layout: &Layout) -> Result<(CpuStorage, Shape)> {
-        let x = contiguous_f32(self.name(), storage, layout)?;
+    fn cpu_fwd(&self, storage: &mut CpuStorage, layout: &Layout) -> Result<()> {
         let width = self.bias.len();
         if layout.shape().dims().last() != Some(&width) {
             candle_core::bail!("bias-gelu: {:?} rows, bias of {width}", layout.shape());
         }
-        let mut out = vec![0f32; x.len()];
-        for (src, dst) in x.chunks_exact(width).zip(out.chunks_exact_mut(width)) {
-            for ((d, &s), &b) in dst.iter_mut().zip(src).zip(self.bias) {
-                let v = s + b;
-                *d = 0.5 * v * (1.0 + erf(v * std::f32::consts::FRAC_1_SQRT_2));
-            }
-        }
-        Ok((CpuStorage::F32(out), layout.shape().clone()))
+        let x = contiguous_f32(self.name(), storage, layout)?;
+        at_widest_vectors(
+            #[inline(always)]
+            || {
+                for row in x.chunks_exact_mut(width) {
+                    for (x, &b) in row.iter_mut().zip(self.bias) {
+                        let v = *x + b;
+                        *x = 0.5 * v * (1.0 + erf(v * std::f32::consts::FRAC_1_SQRT_2));
+                    }
+                }
+            },
+        );
+        Ok(())
     }
 }
 
@@ -397,7 +551,8 @@ fn exp_below_zero(x: f32) -> f32 {
     // is 0 for all purposes.
     let x = x.max(-87.0);
     const ROUND: f32 = 12_582_912.0;
-    let n = (x * std::f32::consts::LOG2_E + ROUND) - ROUND;
+    let rounded = x * std::f32::consts::LOG2_E + ROUND;
+    let n = rounded - ROUND;
     // ln 2 in two parts (Cody and Waite): the first has few enough bits
     // that n times it is exact, so y keeps its precision for any n.
     let y = (x - n * 0.693_359_4) - n * -2.121_944_4e-4;
@@ -412,7 +567,15 @@ fn exp_below_zero(x: f32) -> f32 {
     ]
     .iter()
     .fold(0.0f32, |acc, &c| acc * y + c);
-    f32::from_bits((((n as i32) + 127) as u32) << 23) * p
+    // 2^n from `rounded`'s bits, whose mantissa holds n + 2^22 (n ≥ -126):
+    // integer steps that vectorise, where `n as i32` is a scalar
+    // conversion guarding against NaN.
+    let two_to_n = rounded
+        .to_bits()
+        .wrapping_sub(ROUND.to_bits())
+        .wrapping_add(127)
+        << 23;
+    f32::from_bits(two_to_n) * p
 }
 
 /// erf as a ratio of two polynomials in x² on [-4, 4] (beyond it erf is ±1
@@ -451,19 +614,10 @@ mod tests {
 
     #[test]
     fn erf_matches_the_series_to_single_precision() {
-        // erf by its Taylor series in f64, exact enough on [-3, 3].
-        let reference = |x: f64| {
-            let (mut term, mut sum) = (x, x);
-            for n in 1..200 {
-                term *= -x * x / n as f64;
-                sum += term / (2 * n + 1) as f64;
-            }
-            sum * 2.0 / std::f64::consts::PI.sqrt()
-        };
         let mut worst = 0f64;
         for i in -3000..=3000 {
             let x = i as f64 / 1000.0;
-            worst = worst.max((erf(x as f32) as f64 - reference(x)).abs());
+            worst = worst.max((erf(x as f32) as f64 - erf_series(x)).abs());
         }
         assert!(worst < 5e-7, "worst error {worst}");
         assert_eq!(erf(10.0), erf(4.0));
@@ -489,16 +643,12 @@ mod tests {
         // Two texts of lengths 3 and 1, padded to 3; one head.
         let scores: Vec<f32> = (0..18).map(|i| (i % 5) as f32).collect();
         let t = Tensor::from_vec(scores.clone(), (2, 1, 3, 3), &Device::Cpu).unwrap();
-        let out = t
-            .apply_op1_no_bwd(&MaskedSoftmax {
-                lengths: &[3, 1],
-                heads: 1,
-            })
-            .unwrap()
-            .flatten_all()
-            .unwrap()
-            .to_vec1::<f32>()
-            .unwrap();
+        t.inplace_op1(&MaskedSoftmax {
+            lengths: &[3, 1],
+            heads: 1,
+        })
+        .unwrap();
+        let out = t.flatten_all().unwrap().to_vec1::<f32>().unwrap();
         for row in out[..9].chunks(3) {
             assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-6);
         }
@@ -512,5 +662,82 @@ mod tests {
         for row in out[9..].chunks(3) {
             assert_eq!(row, &[1.0, 0.0, 0.0]);
         }
+    }
+
+    #[test]
+    fn a_long_row_s_softmax_matches_the_textbook_one() {
+        // Rows longer than the reductions' lanes, and not a multiple of
+        // them, with the maximum in the tail.
+        for length in [16, 37, 200] {
+            let row: Vec<f32> = (0..length)
+                .map(|i| {
+                    ((i * 7919) % 101) as f32 * 0.13 - 4.0 + (i == length - 1) as u8 as f32 * 9.0
+                })
+                .collect();
+            let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            let total: f64 = row.iter().map(|&s| ((s - max) as f64).exp()).sum();
+            // Compiled for the baseline, and for this CPU's widest vectors.
+            let mut baseline = row.clone();
+            softmax(&mut baseline);
+            let mut widest = row.clone();
+            at_widest_vectors(
+                #[inline(always)]
+                || softmax(&mut widest),
+            );
+            for got in [baseline, widest] {
+                for (g, &s) in got.iter().zip(&row) {
+                    let want = ((s - max) as f64).exp() / total;
+                    assert!(
+                        (*g as f64 - want).abs() < 1e-6,
+                        "length {length}: {g} against {want}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bias_gelu_adds_the_bias_and_applies_gelu_in_place() {
+        let x: Vec<f32> = (0..40).map(|i| i as f32 * 0.25 - 5.0).collect();
+        let bias: Vec<f32> = (0..20).map(|i| i as f32 * 0.01).collect();
+        let t = Tensor::from_vec(x.clone(), (2, 20), &Device::Cpu).unwrap();
+        t.inplace_op1(&BiasGelu { bias: &bias }).unwrap();
+        let got = t.flatten_all().unwrap().to_vec1::<f32>().unwrap();
+        for (i, (g, v)) in got.iter().zip(&x).enumerate() {
+            let v = (v + bias[i % 20]) as f64;
+            let want = 0.5 * v * (1.0 + erf_series(v / std::f64::consts::SQRT_2));
+            assert!((*g as f64 - want).abs() < 1e-6, "{v}: {g} against {want}");
+        }
+    }
+
+    #[test]
+    fn add_bias_adds_the_bias_to_each_row_and_the_residual_to_each_element() {
+        let x: Vec<f32> = (0..60).map(|i| i as f32).collect();
+        let bias: Vec<f32> = (0..20).map(|i| i as f32 * 0.5).collect();
+        let residual: Vec<f32> = (0..60).map(|i| -(i as f32) * 2.0).collect();
+        let (t, r) = (
+            Tensor::from_vec(x.clone(), (3, 20), &Device::Cpu).unwrap(),
+            Tensor::from_vec(residual.clone(), (3, 20), &Device::Cpu).unwrap(),
+        );
+        let add = AddBias { bias: &bias };
+        t.inplace_op1(&add).unwrap();
+        let got = t.flatten_all().unwrap().to_vec1::<f32>().unwrap();
+        assert!((0..60).all(|i| got[i] == x[i] + bias[i % 20]));
+        t.inplace_op2(&r, &add).unwrap();
+        let got = t.flatten_all().unwrap().to_vec1::<f32>().unwrap();
+        assert!((0..60).all(|i| got[i] == x[i] + 2.0 * bias[i % 20] + residual[i]));
+        // A residual of another shape is refused, not read past its end.
+        let short = Tensor::zeros((2, 20), candle_core::DType::F32, &Device::Cpu).unwrap();
+        assert!(t.inplace_op2(&short, &add).is_err());
+    }
+
+    /// erf in f64 by its Taylor series: exact enough on [-4, 4].
+    fn erf_series(x: f64) -> f64 {
+        let (mut term, mut sum) = (x, x);
+        for n in 1..400 {
+            term *= -x * x / n as f64;
+            sum += term / (2 * n + 1) as f64;
+        }
+        sum * 2.0 / std::f64::consts::PI.sqrt()
     }
 }
