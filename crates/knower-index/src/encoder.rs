@@ -339,35 +339,74 @@ fn contiguous_f32<'a>(
     }
 }
 
-/// Runs `work` compiled for the widest vectors this CPU has. The crate is
+/// The vector extensions an element-wise loop is compiled for. The crate is
 /// built for baseline x86-64 (SSE2: 4 floats a register), so a loop left
-/// to the default runs at a quarter of AVX-512's width; under this it is
-/// compiled again with AVX-512 (16) or AVX2 (8) and picked at run time.
-/// `work` must be an `#[inline(always)]` closure: it is compiled with the
-/// wider vectors only where it is inlined.
-#[inline(always)]
-fn at_widest_vectors<R>(work: impl FnOnce() -> R) -> R {
-    #[cfg(target_arch = "x86_64")]
-    {
-        #[target_feature(enable = "avx512f")]
-        fn avx512<R>(work: impl FnOnce() -> R) -> R {
-            work()
-        }
-        #[target_feature(enable = "avx2,fma")]
-        fn avx2<R>(work: impl FnOnce() -> R) -> R {
-            work()
-        }
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            // SAFETY: the CPU has the feature `avx512` was compiled for.
-            return unsafe { avx512(work) };
-        }
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-        {
-            // SAFETY: the CPU has the features `avx2` was compiled for.
-            return unsafe { avx2(work) };
+/// to the default runs at a quarter of AVX-512's width; the loops run
+/// through [`Vectors::run`] are compiled again for AVX2 (8) and AVX-512
+/// (16), and the widest this CPU has is picked at run time.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Vectors {
+    Avx512,
+    Avx2,
+    Baseline,
+}
+
+impl Vectors {
+    /// The ones this CPU can run, widest first.
+    fn available() -> impl Iterator<Item = Vectors> {
+        [Vectors::Avx512, Vectors::Avx2, Vectors::Baseline]
+            .into_iter()
+            .filter(|v| v.on_this_cpu())
+    }
+
+    fn on_this_cpu(self) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        use std::arch::is_x86_feature_detected as has;
+        match self {
+            Vectors::Baseline => true,
+            #[cfg(target_arch = "x86_64")]
+            Vectors::Avx2 => has!("avx2") && has!("fma"),
+            #[cfg(target_arch = "x86_64")]
+            Vectors::Avx512 => has!("avx512f"),
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => false,
         }
     }
-    work()
+
+    /// Runs `work` compiled for these vectors (the baseline if this CPU
+    /// lacks them). `work` must be an `#[inline(always)]` closure: it is
+    /// compiled for the wider vectors only where it is inlined.
+    #[inline(always)]
+    fn run<R>(self, work: impl FnOnce() -> R) -> R {
+        #[cfg(target_arch = "x86_64")]
+        {
+            #[target_feature(enable = "avx512f")]
+            fn avx512<R>(work: impl FnOnce() -> R) -> R {
+                work()
+            }
+            #[target_feature(enable = "avx2,fma")]
+            fn avx2<R>(work: impl FnOnce() -> R) -> R {
+                work()
+            }
+            match self {
+                // SAFETY: `on_this_cpu` checked the features each was compiled for.
+                Vectors::Avx512 if self.on_this_cpu() => return unsafe { avx512(work) },
+                Vectors::Avx2 if self.on_this_cpu() => return unsafe { avx2(work) },
+                _ => {}
+            }
+        }
+        work()
+    }
+}
+
+/// Runs `work` (an `#[inline(always)]` closure) compiled for the widest
+/// vectors this CPU has.
+#[inline(always)]
+fn at_widest_vectors<R>(work: impl FnOnce() -> R) -> R {
+    Vectors::available()
+        .next()
+        .unwrap_or(Vectors::Baseline)
+        .run(work)
 }
 
 /// Softmax over the last dimension of `(texts, heads, length, length)`
@@ -676,15 +715,18 @@ mod tests {
                 .collect();
             let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
             let total: f64 = row.iter().map(|&s| ((s - max) as f64).exp()).sum();
-            // Compiled for the baseline, and for this CPU's widest vectors.
-            let mut baseline = row.clone();
-            softmax(&mut baseline);
-            let mut widest = row.clone();
-            at_widest_vectors(
-                #[inline(always)]
-                || softmax(&mut widest),
-            );
-            for got in [baseline, widest] {
+            // Each compilation this CPU can run.
+            let runs: Vec<Vec<f32>> = Vectors::available()
+                .map(|vectors| {
+                    let mut got = row.clone();
+                    vectors.run(
+                        #[inline(always)]
+                        || softmax(&mut got),
+                    );
+                    got
+                })
+                .collect();
+            for got in runs {
                 for (g, &s) in got.iter().zip(&row) {
                     let want = ((s - max) as f64).exp() / total;
                     assert!(
