@@ -831,6 +831,60 @@ fn a_word_only_one_project_holds_files_the_note_there() {
     );
 }
 
+/// A task no project's notes share a word of goes to the global list when
+/// it is an everyday errand, and is asked about when it is not: in a vault
+/// with projects, "the gasket set" is as likely one of theirs.
+#[test]
+fn a_task_in_words_no_note_holds_is_asked_about_unless_it_is_an_errand() {
+    let fx = Fixture::new();
+    let errand = knower_agents::route(&fx.vault, &fx.index, "Renew the car insurance").unwrap();
+    assert_eq!(
+        errand.destination.as_deref(),
+        Some("tasks.md"),
+        "{}",
+        errand.reasoning
+    );
+    assert!(
+        errand
+            .reasoning
+            .contains("“car” makes it an everyday errand"),
+        "{}",
+        errand.reasoning
+    );
+    let specific = "Order a new clutch cable and the gasket set";
+    let asked = knower_agents::route(&fx.vault, &fx.index, specific).unwrap();
+    assert_eq!(asked.destination, None, "{}", asked.reasoning);
+    assert!(
+        asked
+            .reasoning
+            .contains("does not read as an everyday errand"),
+        "{}",
+        asked.reasoning
+    );
+    // The choices offered are the global list and each project's tasks.
+    let offered: Vec<&str> = asked
+        .choices
+        .iter()
+        .map(|c| c.destination.as_str())
+        .collect();
+    assert_eq!(offered[0], "tasks.md", "{offered:?}");
+    assert!(offered.contains(&"projects/atlas/tasks.md"), "{offered:?}");
+    assert_eq!(offered.last(), Some(&"bucket/"), "{offered:?}");
+
+    // With no projects, every task without a home is the global list's.
+    let dir = tempfile::tempdir().unwrap();
+    let (vault, _) = knower_vault::Vault::init(dir.path(), &Author::new("test", "empty")).unwrap();
+    let vault = std::sync::Arc::new(vault);
+    let index = knower_index::Index::open(vault.clone()).unwrap();
+    let alone = knower_agents::route(&vault, &index, specific).unwrap();
+    assert_eq!(
+        alone.destination.as_deref(),
+        Some("tasks.md"),
+        "{}",
+        alone.reasoning
+    );
+}
+
 /// With an embedding model at hand, a note that shares no word with any
 /// project but clearly means one is filed there, and says why; without a
 /// model the same note is asked about.

@@ -4,6 +4,7 @@
 //! passages of the vault with their citations.
 
 mod answer;
+mod errands;
 mod route;
 mod update;
 mod verbs;

@@ -48,7 +48,10 @@
 //! 5. **No project.** A preference goes to `profile.md`
 //!    ([`PROFILE_CONFIDENCE`] sure, [`PROFILE_SHARED_CONFIDENCE`] when a
 //!    project's notes hold some of its words); a task no
-//!    project's notes have a word of goes to the global `tasks.md`;
+//!    project's notes have a word of goes to the global `tasks.md` when
+//!    it reads as an everyday errand ([`super::errands`]: the car, the
+//!    post, an appointment) or there are no projects, and is asked about
+//!    otherwise (`order the gasket set` is as likely a project's);
 //!    anything else — words spread over several projects, two projects
 //!    too close to call — goes to the inbox with the shares and scores as
 //!    the reasoning.
@@ -854,7 +857,7 @@ fn said_unnegated(text: &str, word: &str) -> bool {
 }
 
 /// `needle` in `hay` at word boundaries.
-fn contains_words(hay: &str, needle: &str) -> bool {
+pub(super) fn contains_words(hay: &str, needle: &str) -> bool {
     found_words(hay, needle).next().is_some()
 }
 
@@ -1408,10 +1411,39 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         .collect();
     if holders.is_empty() {
         if kind == Kind::Task {
-            why.push(
-                "No project's notes share its words, and a task that belongs to no project goes to the global task list."
-                    .into(),
-            );
+            match super::errands::everyday_word(&lower, &words) {
+                Some(word) => why.push(format!(
+                    "No project's notes share its words, and “{word}” makes it an everyday errand, which goes to the global task list."
+                )),
+                None if !projects.is_empty() => {
+                    why.push(
+                        "No project's notes share its words, and it does not read as an everyday errand (the car, the post, an appointment…): it may be a project's task in words its notes do not use yet, so I ask which."
+                            .into(),
+                    );
+                    // Every project is a candidate; the closest in meaning
+                    // first when the model is at hand.
+                    let mut candidates: Vec<&str> =
+                        projects.iter().map(|p| p.name.as_str()).collect();
+                    if let Some(m) = &meant {
+                        let rank = |p: &str| m.iter().position(|c| c.0 == p).unwrap_or(m.len());
+                        candidates.sort_by_key(|p| rank(p));
+                    }
+                    let mut choices = vec![Choice {
+                        destination: "tasks.md".into(),
+                        why: "a task of its own, in the global list".into(),
+                    }];
+                    choices.extend(
+                        candidates
+                            .into_iter()
+                            .map(|p| choice(p, "one of its tasks".into())),
+                    );
+                    choices.extend(options.into_iter().filter(|c| c.destination == "bucket/"));
+                    return Ok(inbox(kind, why, choices));
+                }
+                None => why.push(
+                    "There are no projects, so a task goes to the global task list.".into(),
+                ),
+            }
             return Ok(global("tasks.md", 0.7, why));
         }
         why.push(

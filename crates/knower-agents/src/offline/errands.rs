@@ -1,0 +1,118 @@
+//! Everyday errands: what a task about ordinary life is about (the car,
+//! the dentist, the bins, a birthday card), so that a task no project's
+//! notes share a word of goes to the global list only when it reads as
+//! one. A task in specific words no note holds ("order the clutch cable
+//! and the gasket set") is as likely a project's, and is asked about.
+//!
+//! Written from the areas of a household's life, not from the routing
+//! sets; a single word stands for its stem (`tyre` matches `tyres`), a
+//! phrase must appear as written. Words a project is as likely to use in
+//! another sense (`water`, `service`, `battery`, `plants`, `shop`, which
+//! is also where a project's parts come from) are left out, as are family
+//! members (a parent's care or party is often a project).
+
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
+/// The words, by area of life.
+const ERRANDS: &[&str] = &[
+    // The car and getting about.
+    "car cars mot tyre tax parking permit petrol diesel windscreen \
+     wipers railcard taxi",
+    // The home and its bills.
+    "bill bills rent council broadband internet wifi electricity meter \
+     boiler plumber locksmith keys bin bins recycling rubbish tip dump \
+     laundry ironing hoover vacuum dishwasher fridge freezer kettle \
+     toaster lightbulb lightbulbs houseplants curtains duvet mattress",
+    "window cleaner|dry cleaning|dry cleaner|smoke alarm|tv licence|tv license|gas bill|water bill",
+    // Post, deliveries, subscriptions and memberships.
+    "parcel parcels package courier stamps newspaper \
+     newspapers magazine subscription subscriptions membership gym \
+     netflix spotify amazon refund library",
+    "post office",
+    // Health and looking after oneself.
+    "dentist doctor gp appointment prescription pharmacy chemist optician \
+     glasses lenses haircut hairdresser barber vaccine vaccination jab \
+     physio checkup vet vets",
+    "eye test|flu jab|contact lenses",
+    // Money and papers.
+    "bank mortgage insurance accountant payslip passport cheque cash atm \
+     overdraft",
+    "tax return|direct debit|driving licence|credit card|bank card|bank statement",
+    // People and occasions.
+    "birthday anniversary present gift flowers card cards thank-you \
+     christening funeral",
+    // Shopping and food.
+    "groceries supermarket milk bread eggs toothpaste shampoo nappies \
+     takeaway",
+    // School and childcare.
+    "school uniform nursery childminder babysitter pta",
+];
+
+/// Whether `text` (its stemmed content `words`) reads as an everyday
+/// errand, with the word or phrase that says so.
+pub(super) fn everyday_word(lower: &str, words: &[String]) -> Option<String> {
+    static STEMS: OnceLock<Vec<(String, &'static str)>> = OnceLock::new();
+    static PHRASES: OnceLock<Vec<&'static str>> = OnceLock::new();
+    let stems = STEMS.get_or_init(|| {
+        let mut seen = HashSet::new();
+        ERRANDS
+            .iter()
+            .filter(|line| !line.contains('|'))
+            .flat_map(|line| line.split_whitespace())
+            .flat_map(|word| {
+                super::whole_words(word)
+                    .into_iter()
+                    .map(move |stem| (stem, word))
+            })
+            .filter(|(stem, _)| seen.insert(stem.clone()))
+            .collect()
+    });
+    let phrases = PHRASES.get_or_init(|| {
+        ERRANDS
+            .iter()
+            .filter(|line| line.contains('|'))
+            .flat_map(|line| line.split('|'))
+            .collect()
+    });
+    if let Some(phrase) = phrases
+        .iter()
+        .find(|p| super::route::contains_words(lower, p))
+    {
+        return Some((*phrase).to_string());
+    }
+    words.iter().find_map(|w| {
+        stems
+            .iter()
+            .find(|(stem, _)| stem == w)
+            .map(|(_, word)| (*word).to_string())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn errand(text: &str) -> Option<String> {
+        let lower = text.to_lowercase();
+        everyday_word(&lower, &super::super::route::content_words(text))
+    }
+
+    #[test]
+    fn everyday_errands_are_told_from_a_projects_tasks() {
+        assert_eq!(errand("Renew the car insurance").as_deref(), Some("car"));
+        assert_eq!(errand("Book the tyres in").as_deref(), Some("tyre"));
+        assert_eq!(
+            errand("Pick up the dry cleaning on Friday").as_deref(),
+            Some("dry cleaning")
+        );
+        assert_eq!(
+            errand("Send Aunt Rosa a birthday card").as_deref(),
+            Some("birthday")
+        );
+        assert_eq!(errand("Order a new clutch cable and the gasket set"), None);
+        assert_eq!(errand("Rosin the bow and change the E string"), None);
+        // A word inside another is not the word: "cards" in "scorecards".
+        assert_eq!(errand("Print the scorecards for Saturday"), None);
+    }
+}
