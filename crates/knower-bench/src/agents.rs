@@ -159,7 +159,12 @@ pub fn run(args: &[String]) -> Result<(), String> {
         ),
         (
             "sequence26/sequence26.tsv",
-            "held out: written after sequence25 was read, before the change it was written for, never tuned on; sent one after another",
+            "held out: written after sequence25 was read, run before and once after the change it was written for (the everyday errands), never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence27/sequence27.tsv",
+            "held out: written after sequence26 was read, before the changes it was written for, never tuned on; sent one after another",
             Run::InSequence,
         ),
     ];
