@@ -8,8 +8,9 @@
 //! sets; a single word stands for its stem (`tyre` matches `tyres`), a
 //! phrase must appear as written. Words a project is as likely to use in
 //! another sense (`water`, `service`, `battery`, `plants`, `shop`, which
-//! is also where a project's parts come from) are left out, as are family
-//! members (a parent's care or party is often a project).
+//! is also where a project's parts come from; `meter`, which is also the
+//! analyzer's American `metre`) are left out, as are family members (a
+//! parent's care or party is often a project).
 
 use std::collections::HashSet;
 use std::sync::OnceLock;
@@ -20,7 +21,7 @@ const ERRANDS: &[&str] = &[
     "car cars mot tyre tax parking permit petrol diesel windscreen \
      wipers railcard taxi",
     // The home and its bills.
-    "bill bills rent council broadband internet wifi electricity meter \
+    "bill bills rent council broadband internet wifi electricity \
      boiler plumber locksmith keys bin bins recycling rubbish tip dump \
      laundry ironing hoover vacuum dishwasher fridge freezer kettle \
      toaster lightbulb lightbulbs houseplants curtains duvet mattress",
