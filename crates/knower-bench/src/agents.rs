@@ -169,7 +169,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         ),
         (
             "sequence28/sequence28.tsv",
-            "held out: written after sequence27 was read, before the change it was written for, never tuned on; sent one after another",
+            "held out: written after sequence27 was read, run on the errand rule (the change it was written for was not kept), never tuned on; sent one after another",
             Run::InSequence,
         ),
     ];
