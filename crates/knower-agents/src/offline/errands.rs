@@ -19,7 +19,7 @@ use std::sync::OnceLock;
 const WORDS: &[&str] = &[
     // The car and getting about.
     "car cars mot tyre tax parking permit petrol diesel windscreen \
-     wipers railcard taxi",
+     wipers railcard taxi toll ulez",
     // The home and its bills.
     "bill bills rent council broadband internet wifi electricity \
      boiler plumber locksmith keys bin bins recycling rubbish tip dump \
@@ -32,7 +32,7 @@ const WORDS: &[&str] = &[
     // Health and looking after oneself.
     "dentist doctor gp appointment prescription pharmacy chemist optician \
      glasses lenses haircut hairdresser barber vaccine vaccination jab \
-     physio checkup vet vets",
+     physio checkup vet vets kennels cattery groomer",
     // Money and papers.
     "bank mortgage insurance accountant payslip passport cheque cash atm \
      overdraft",
@@ -41,7 +41,7 @@ const WORDS: &[&str] = &[
      funeral",
     // Shopping and food.
     "groceries supermarket milk bread eggs toothpaste shampoo nappies \
-     takeaway",
+     takeaway cobbler tailor",
     // School and childcare.
     "school uniform nursery childminder babysitter pta",
 ];
@@ -67,6 +67,15 @@ const PHRASES: &[&str] = &[
     "credit card",
     "bank card",
     "bank statement",
+    "congestion charge",
+    "council tax",
+    "bottle bank",
+    "car wash",
+    "blood test",
+    "smear test",
+    "food shop",
+    "weekly shop",
+    "watch battery",
 ];
 
 /// Whether `text` (its stemmed content `words`) reads as an everyday
