@@ -12,7 +12,7 @@
 //! analyzer's American `metre`) are left out, as are family members (a
 //! parent's care or party is often a project).
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// The words, by area of life.
@@ -81,19 +81,16 @@ const PHRASES: &[&str] = &[
 /// Whether `text` (its stemmed content `words`) reads as an everyday
 /// errand, with the word or phrase that says so.
 pub(super) fn everyday_word(lower: &str, words: &[String]) -> Option<String> {
-    static STEMS: OnceLock<Vec<(String, &'static str)>> = OnceLock::new();
+    // Each stem with the first word of the list that has it.
+    static STEMS: OnceLock<HashMap<String, &'static str>> = OnceLock::new();
     let stems = STEMS.get_or_init(|| {
-        let mut seen = HashSet::new();
-        WORDS
-            .iter()
-            .flat_map(|line| line.split_whitespace())
-            .flat_map(|word| {
-                super::whole_words(word)
-                    .into_iter()
-                    .map(move |stem| (stem, word))
-            })
-            .filter(|(stem, _)| seen.insert(stem.clone()))
-            .collect()
+        let mut stems = HashMap::new();
+        for word in WORDS.iter().flat_map(|line| line.split_whitespace()) {
+            for stem in super::whole_words(word) {
+                stems.entry(stem).or_insert(word);
+            }
+        }
+        stems
     });
     if let Some(phrase) = PHRASES
         .iter()
@@ -101,12 +98,9 @@ pub(super) fn everyday_word(lower: &str, words: &[String]) -> Option<String> {
     {
         return Some((*phrase).to_string());
     }
-    words.iter().find_map(|w| {
-        stems
-            .iter()
-            .find(|(stem, _)| stem == w)
-            .map(|(_, word)| (*word).to_string())
-    })
+    words
+        .iter()
+        .find_map(|w| stems.get(w).map(|word| (*word).to_string()))
 }
 
 #[cfg(test)]

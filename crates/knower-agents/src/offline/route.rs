@@ -1422,18 +1422,18 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
                     );
                     // Every project is a candidate; the closest in meaning
                     // first when the model is at hand.
-                    let mut candidates: Vec<&str> =
+                    let mut by_meaning: Vec<&str> =
                         projects.iter().map(|p| p.name.as_str()).collect();
                     if let Some(m) = &meant {
                         let rank = |p: &str| m.iter().position(|c| c.0 == p).unwrap_or(m.len());
-                        candidates.sort_by_key(|p| rank(p));
+                        by_meaning.sort_by_key(|p| rank(p));
                     }
                     let mut choices = vec![Choice {
                         destination: "tasks.md".into(),
                         why: "a task of its own, in the global list".into(),
                     }];
                     choices.extend(
-                        candidates
+                        by_meaning
                             .into_iter()
                             .map(|p| choice(p, "one of its tasks".into())),
                     );
