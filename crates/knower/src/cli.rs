@@ -417,6 +417,12 @@ pub fn hyphen_text(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
     // A flag of the command (its own or a global one): whether it takes a
     // value as the next argument, or `None` when it is not a flag at all.
     let flag = |token: &str| -> Option<bool> {
+        // clap adds `--help` only when it builds the command, so it is not
+        // among the arguments listed below: `knower update --help` asks for
+        // help, it is not an update reading "--help".
+        if token == "--help" || token == "-h" {
+            return Some(false);
+        }
         let known = command.get_arguments().chain(root.get_arguments());
         for arg in known {
             let takes_value = arg.get_action().takes_values();
@@ -535,6 +541,13 @@ mod tests {
         assert_eq!(rewrite(&plain), plain);
         let unknown = ["knower", "tree", "--bogus"];
         assert_eq!(rewrite(&unknown), unknown);
+        // Help is a flag, not text, even though clap lists it late.
+        let help = ["knower", "update", "--help"];
+        assert_eq!(rewrite(&help), help);
+        assert_eq!(
+            rewrite(&["knower", "ask", "-h", "-x"]),
+            ["knower", "ask", "-h", "--", "-x"]
+        );
     }
 
     #[test]
