@@ -183,7 +183,14 @@ pub fn run(args: &[String]) -> Result<(), String> {
         let decided = routing(file, run)?;
         report(file, about, &decided, verbose);
     }
-    kinds("kinds.tsv")?;
+    kinds(
+        "kinds.tsv",
+        "held out: written before the kind rules' third round",
+    )?;
+    kinds(
+        "kinds2.tsv",
+        "held out: written after sequence29, before the kind rules' fourth round",
+    )?;
     latency(notes, updates)
 }
 
@@ -203,7 +210,7 @@ fn labelled(file: &str) -> Result<Vec<(String, String)>, String> {
 /// How often the kind rules give an update the kind a person would
 /// (`kinds.tsv`: held out, labelled task, event, preference or note),
 /// with every miss.
-fn kinds(file: &str) -> Result<(), String> {
+fn kinds(file: &str, about: &str) -> Result<(), String> {
     let mut total = 0;
     let mut misses = Vec::new();
     for (label, text) in labelled(file)? {
@@ -214,9 +221,7 @@ fn kinds(file: &str) -> Result<(), String> {
             misses.push(format!("MISS {label:<10} got {got:<10} {text}"));
         }
     }
-    println!(
-        "\n### Kinds, `{file}` (held out: written before the kind rules' third round): {total} updates\n"
-    );
+    println!("\n### Kinds, `{file}` ({about}): {total} updates\n");
     println!("| measure | result |\n|---|---|");
     println!(
         "| the kind a person would give | {:.1}% ({}/{total}) |\n",
