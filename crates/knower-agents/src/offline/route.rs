@@ -461,10 +461,11 @@ const PAST_TIMES: &[&str] = &[
     "on sunday",
 ];
 /// What may follow a past tense after its subject ("the prizes arrived
-/// from…", "the car broke down", "Miso had her…"), beside an object or a
-/// preposition.
+/// from…", "the car broke down", "Miso had her…", "the firm came round…",
+/// "our team came third"), beside an object or a preposition.
 const AFTER_A_PAST: &str = "today yesterday tonight overnight last this earlier again finally back \
-    up down out off over about it them him us me she he we they you and but while when because until";
+    up down out off over about round around away through first second third \
+    it them him us me she he we they you and but while when because until";
 /// The particles of phrasal verbs ("picked up", "sorted out").
 const PARTICLES: &str = "up down out off back in over";
 /// Words that start a subject ("the raffle prizes…", "our drummer…");
@@ -563,7 +564,10 @@ fn reports_the_past(first: &str) -> bool {
     }
     verb_at.is_some_and(|i| {
         let next = word(i + 1);
-        next.is_empty()
+        // A past that is only ever one, on a day named, reports whatever
+        // follows it: "the vet gave Bean her first jab this morning".
+        (recent && past_form(word(i)) == Some(Past::Clear))
+            || next.is_empty()
             || is_number(next)
             || listed(OBJECT_STARTS, next)
             || listed(NUMBER_WORDS, next)
@@ -803,7 +807,11 @@ pub fn kind_of(text: &str) -> Kind {
             || asks_someone(after_bullets(text)))
     {
         Kind::Task
-    } else if EVENT_WORDS.iter().any(|w| said_unnegated(&lower, w)) || reports_the_past(first) {
+    } else if EVENT_WORDS.iter().any(|w| said_unnegated(&lower, w))
+        // Each clause a semicolon sets apart may report on its own: "Mrs
+        // Okafor says my scales are even; we moved on to the exam pieces".
+        || first.split(';').any(|clause| reports_the_past(clause.trim_start()))
+    {
         Kind::Event
     } else if PREFERENCE_WORDS.iter().any(|w| lower.contains(w))
         || FIRST_PERSON.iter().any(|s| first.starts_with(s))
@@ -846,13 +854,15 @@ fn without_task_opening(text: &str, kind: Kind) -> &str {
 }
 
 /// `word` in `text` at word boundaries, and not denied just before
-/// ("haven't decided", "not approved", "never shipped").
+/// ("haven't decided", "not approved", "never shipped"). A participle
+/// after a determiner describes, it does not report: "the approved list",
+/// "a signed copy".
 fn said_unnegated(text: &str, word: &str) -> bool {
     found_words(text, word).any(|at| {
-        !text[..at]
-            .split_whitespace()
-            .next_back()
-            .is_some_and(|w| w == "not" || w == "never" || w.ends_with("n't"))
+        let before = text[..at].split_whitespace().next_back();
+        let denied = before.is_some_and(|w| w == "not" || w == "never" || w.ends_with("n't"));
+        let describes = word.ends_with("ed") && before.is_some_and(|w| listed(OBJECT_STARTS, w));
+        !denied && !describes
     })
 }
 
@@ -1662,6 +1672,26 @@ mod tests {
             ("Did my first open-water swim", Kind::Event),
             ("Did the plumber call back?", Kind::Note),
             ("Label every jar with the date", Kind::Task),
+            // A clause of its own after a semicolon reports on its own.
+            (
+                "Mrs Okafor says my scales are even; we moved on to the exam pieces",
+                Kind::Event,
+            ),
+            (
+                "Ana says the scales are even; the pieces are next",
+                Kind::Note,
+            ),
+            // A participle after a determiner describes.
+            ("The grant covers chargers on the approved list", Kind::Note),
+            ("The council approved the extension", Kind::Event),
+            // A clear past on a day named reports, whatever follows it.
+            ("The vet gave Bean her first jab this morning", Kind::Event),
+            ("The vet gave advice that helps", Kind::Note),
+            ("The removal firm came round to quote", Kind::Event),
+            ("Our team came third at the regionals", Kind::Event),
+            // A rare verb's past that is a common verb's base.
+            ("Most members feed their starter daily", Kind::Note),
+            ("Fed the starter at six", Kind::Event),
         ] {
             assert_eq!(kind_of(text), kind, "{text}");
         }

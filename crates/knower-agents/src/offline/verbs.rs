@@ -12,6 +12,17 @@ use std::sync::OnceLock;
 
 const LEXICON: &str = include_str!("../../data/english-verbs.txt");
 
+/// Pasts of rare verbs that are, far more often, a common verb's own base
+/// or a noun: "most members feed their starter" is no past of "to fee".
+/// (The lexicon has no frequencies to tell; "found", "saw" and "lay" stay
+/// pasts, being mostly those of find, see and lie.)
+const RARE_PASTS: &[(&str, &str)] = &[
+    ("fee", "feed"),
+    ("wee", "weed"),
+    ("rend", "rent"),
+    ("crow", "crew"),
+];
+
 /// What a word is as a past tense.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Past {
@@ -46,6 +57,9 @@ fn lexicon() -> &'static Lexicon {
             let Some(base) = words.next() else { continue };
             bases.insert(base);
             for past in words {
+                if RARE_PASTS.contains(&(base, past.trim_start_matches('~'))) {
+                    continue;
+                }
                 let (word, kind) = match past.strip_prefix('~') {
                     Some(word) if word == base => (word, Past::AsBase),
                     Some(word) => (word, Past::Ambiguous),
@@ -119,6 +133,8 @@ mod tests {
         assert_eq!(past("read"), Some(Past::AsBase));
         assert_eq!(past("put"), Some(Past::AsBase));
         assert_eq!(past("need"), None);
+        assert_eq!(past("feed"), None);
+        assert_eq!(past("fed"), Some(Past::Clear));
         assert_eq!(past("hundred"), None);
         assert!(is_base("book") && is_base("water") && is_base("measure"));
         assert!(!is_base("chilli") && !is_base("the"));
