@@ -174,7 +174,12 @@ pub fn run(args: &[String]) -> Result<(), String> {
         ),
         (
             "sequence29/sequence29.tsv",
-            "held out: written after sequence28 was read, before the next round's rule changes, never tuned on; sent one after another",
+            "held out: written after sequence28 was read, run before and after round twenty's kind rules, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence30/sequence30.tsv",
+            "held out: written after sequence29 was read, before the rule it was written for (first-person facts that may be a project's), never tuned on; sent one after another",
             Run::InSequence,
         ),
     ];
