@@ -28,7 +28,10 @@ pub use agents::{Agents, Engine, OFFLINE};
 pub use error::{Error, Result};
 pub use inbox::{INBOX, InboxItem, code as inbox_code};
 pub use llm::{CallRecord, Stop};
-pub use offline::{Decision, Kind, PROFILE_CONFIDENCE, PROFILE_SHARED_CONFIDENCE, kind_of, route};
+pub use offline::{
+    Decision, Kind, PROFILE_CONFIDENCE, PROFILE_SHARED_CONFIDENCE, SOLE_HOLDER_CONFIDENCE, kind_of,
+    route,
+};
 pub use payload::{Attachment, Payload, image_type};
 pub use prompts::{Prompt, PromptSource};
 pub use recovery::{Resume, resume, undo_update, undone_updates, update_of};

@@ -122,6 +122,61 @@ fn a_fact_about_the_user_is_less_sure_when_a_project_holds_its_words() {
     );
 }
 
+/// A first-person fact that holds only at times tells of a practice more
+/// than of who the user is: filed in the one project whose notes share its
+/// words, asked about when none do; tastes and facts that always hold stay
+/// the profile's.
+#[test]
+fn a_fact_that_holds_only_at_times_may_be_a_projects() {
+    let fx = Fixture::new();
+    let route = |text: &str| knower_agents::route(&fx.vault, &fx.index, text).unwrap();
+
+    let practice = route("My back still aches after a day of weeding the beans");
+    assert_eq!(
+        practice.destination.as_deref(),
+        Some("projects/garden/state.md"),
+        "{}",
+        practice.reasoning
+    );
+    assert_eq!(practice.confidence, knower_agents::SOLE_HOLDER_CONFIDENCE);
+    assert!(
+        practice.reasoning.contains("(“still”)"),
+        "{}",
+        practice.reasoning
+    );
+
+    let asked = route("My knees hurt if I kneel for too long");
+    assert_eq!(asked.destination, None, "{}", asked.reasoning);
+    assert!(
+        asked
+            .reasoning
+            .contains("whether it is about you or one of your projects"),
+        "{}",
+        asked.reasoning
+    );
+    let offered: Vec<&str> = asked
+        .choices
+        .iter()
+        .map(|c| c.destination.as_str())
+        .collect();
+    assert_eq!(offered[0], "profile.md", "{offered:?}");
+    assert!(offered.contains(&"projects/garden/state.md"), "{offered:?}");
+
+    for always in [
+        "I'm left-handed",
+        "I prefer tea when it's cold",
+        "My sister lives in Hamburg",
+    ] {
+        let d = route(always);
+        assert_eq!(
+            d.destination.as_deref(),
+            Some("profile.md"),
+            "{always}: {}",
+            d.reasoning
+        );
+    }
+}
+
 #[test]
 fn an_ambiguous_note_waits_in_the_inbox_with_reasoning_and_a_reply_files_it() {
     let fx = Fixture::new();

@@ -43,8 +43,8 @@ fn words_of(text: &str, case_parts: CaseParts) -> Vec<String> {
     words
 }
 pub use route::{
-    Answered, Decision, Kind, PROFILE_CONFIDENCE, PROFILE_SHARED_CONFIDENCE, kind_of, read_answer,
-    route,
+    Answered, Decision, Kind, PROFILE_CONFIDENCE, PROFILE_SHARED_CONFIDENCE,
+    SOLE_HOLDER_CONFIDENCE, kind_of, read_answer, route,
 };
 
 #[cfg(test)]

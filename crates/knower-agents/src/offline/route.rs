@@ -47,7 +47,10 @@
 //!    notes say NAS) — unless the meaning points elsewhere.
 //! 5. **No project.** A preference goes to `profile.md`
 //!    ([`PROFILE_CONFIDENCE`] sure, [`PROFILE_SHARED_CONFIDENCE`] when a
-//!    project's notes hold some of its words); a task no
+//!    project's notes hold some of its words) — unless it holds only at
+//!    times ("my ears won't equalise *if* I go down fast"), which tells of
+//!    a practice: then the one project whose notes share its words takes
+//!    it, and with none or several it is asked about; a task no
 //!    project's notes have a word of goes to the global `tasks.md` when
 //!    it reads as an everyday errand ([`super::errands`]: the car, the
 //!    post, an appointment) or there are no projects, and is asked about
@@ -597,6 +600,49 @@ fn past_form(word: &str) -> Option<Past> {
             && !verbs::knows(word);
         unknown_in_ed.then_some(Past::Clear)
     })
+}
+
+/// How a fact in the first person says it holds only at times, as a
+/// project's notes tell of its practice ("my ears won't equalise if I go
+/// down fast", "my easy pace is 6:10 at the moment"): facts about who the
+/// user is hold always ("I'm left-handed", "my sister lives in Leeds").
+const AT_TIMES: &[&str] = &[
+    "when",
+    "whenever",
+    "if",
+    "unless",
+    "still",
+    "at the moment",
+    "these days",
+    "so far",
+];
+/// Tastes stay the user's whatever the condition ("I prefer tea when it's
+/// cold").
+const TASTES: &[&str] = &[
+    "i prefer",
+    "i like ",
+    "i love ",
+    "i hate ",
+    "i dislike",
+    "i enjoy",
+    "i'd rather",
+    "i would rather",
+    "i can't stand",
+    "i cannot stand",
+    "favourite",
+    "favorite",
+    "allergic",
+    "vegetarian",
+    "vegan",
+];
+
+/// The condition under which a first-person fact (`lower`) holds, when it
+/// is told as holding only at times rather than of who the user is.
+fn how_i_do_something(lower: &str) -> Option<&'static str> {
+    if TASTES.iter().any(|t| lower.contains(t)) {
+        return None;
+    }
+    AT_TIMES.iter().copied().find(|w| contains_words(lower, w))
 }
 
 /// Said of the user directly: a preference even when a task word starts it.
@@ -1212,10 +1258,7 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
             options.push(choice(p, format!("score {s:.1}, best passage {best}")));
         }
     }
-    options.push(Choice {
-        destination: "bucket/".into(),
-        why: "keep it as raw material, attached to no project".into(),
-    });
+    options.push(bucket());
 
     // Text that leans on what it does not say is asked about, wherever its
     // words point: "the same as last time" is not the user's last note.
@@ -1295,9 +1338,27 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
     }
 
     // A fact about the user that names no project belongs to the user —
-    // less surely when a project's notes hold its words ("my fingers hurt
-    // after practice" beside a violin project's).
-    if kind == Kind::Preference {
+    // less surely when a project's notes hold its words ("I'm allergic to
+    // tomatoes" beside a garden's). One that holds only at times tells of
+    // a practice ("my fingers still hurt after practice" beside a violin
+    // project's): it is placed as a note is, by words and meaning, and
+    // asked about with the profile as the first answer when neither
+    // decides.
+    let at_times = (kind == Kind::Preference && !projects.is_empty())
+        .then(|| how_i_do_something(&lower))
+        .flatten();
+    if let Some(condition) = at_times {
+        why.push(format!(
+            "It holds only at times (“{condition}”), as a project's notes tell of its practice, more than of who you are: it is placed as a note about a project would be."
+        ));
+        options.insert(
+            0,
+            Choice {
+                destination: "profile.md".into(),
+                why: "a fact about you".into(),
+            },
+        );
+    } else if kind == Kind::Preference {
         why.push(
             "A preference or a fact about the user that names no project belongs in the profile."
                 .into(),
@@ -1411,6 +1472,20 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         ));
         return Ok(decided(best, confidence, why));
     }
+    // The answers to a question no project's words can settle: `first`,
+    // then every project (the closest in meaning first when the model is
+    // at hand), then the bucket.
+    let every_project = |first: Choice, why: &str| {
+        let mut by_meaning: Vec<&str> = projects.iter().map(|p| p.name.as_str()).collect();
+        if let Some(m) = &meant {
+            let rank = |p: &str| m.iter().position(|c| c.0 == p).unwrap_or(m.len());
+            by_meaning.sort_by_key(|p| rank(p));
+        }
+        let mut choices = vec![first];
+        choices.extend(by_meaning.into_iter().map(|p| choice(p, why.into())));
+        choices.push(bucket());
+        choices
+    };
     // Rule 4: no project. A task no project's notes have a word of goes
     // to the global list; one whose words several projects share is asked
     // about, as is anything else.
@@ -1430,31 +1505,25 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
                         "No project's notes share its words, and it does not read as an everyday errand (the car, the post, an appointment…): it may be a project's task in words its notes do not use yet, so I ask which."
                             .into(),
                     );
-                    // Every project is a candidate; the closest in meaning
-                    // first when the model is at hand.
-                    let mut by_meaning: Vec<&str> =
-                        projects.iter().map(|p| p.name.as_str()).collect();
-                    if let Some(m) = &meant {
-                        let rank = |p: &str| m.iter().position(|c| c.0 == p).unwrap_or(m.len());
-                        by_meaning.sort_by_key(|p| rank(p));
-                    }
-                    let mut choices = vec![Choice {
+                    let global = Choice {
                         destination: "tasks.md".into(),
                         why: "a task of its own, in the global list".into(),
-                    }];
-                    choices.extend(
-                        by_meaning
-                            .into_iter()
-                            .map(|p| choice(p, "one of its tasks".into())),
-                    );
-                    choices.extend(options.into_iter().filter(|c| c.destination == "bucket/"));
-                    return Ok(inbox(kind, why, choices));
+                    };
+                    return Ok(inbox(kind, why, every_project(global, "one of its tasks")));
                 }
                 None => why.push(
                     "There are no projects, so a task goes to the global task list.".into(),
                 ),
             }
             return Ok(global("tasks.md", 0.7, why));
+        }
+        if at_times.is_some() {
+            why.push(
+                "No project's notes share its words, so I ask whether it is about you or one of your projects."
+                    .into(),
+            );
+            let profile = options.remove(0);
+            return Ok(inbox(kind, why, every_project(profile, "its state")));
         }
         why.push(
             "No project's notes share its words, and it is not a task or about you, so I do not know where it belongs."
@@ -1568,6 +1637,14 @@ pub fn read_answer(
         [one] => Some(Answered::File(project_file(&one.name, kind))),
         _ => None,
     })
+}
+
+/// The answer that keeps a text unfiled, in `bucket/`.
+fn bucket() -> Choice {
+    Choice {
+        destination: "bucket/".into(),
+        why: "keep it as raw material, attached to no project".into(),
+    }
 }
 
 fn inbox(kind: Kind, why: Vec<String>, choices: Vec<Choice>) -> Decision {
