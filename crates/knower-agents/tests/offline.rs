@@ -166,6 +166,8 @@ fn a_fact_that_holds_only_at_times_may_be_a_projects() {
         "I'm left-handed",
         "I prefer tea when it's cold",
         "My sister lives in Hamburg",
+        // The people in the user's life are the profile's, at any time.
+        "My mum still waters the tomatoes when she visits",
     ] {
         let d = route(always);
         assert_eq!(

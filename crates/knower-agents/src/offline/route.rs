@@ -636,10 +636,22 @@ const TASTES: &[&str] = &[
     "vegan",
 ];
 
+/// The people in the user's life: a fact about them is the profile's
+/// whatever its condition ("my mum still lives in Cork").
+const PEOPLE: &str = "mum mom mother dad father parents son sons daughter daughters child children \
+    kids baby brother brothers sister sisters partner wife husband boyfriend girlfriend fiance \
+    fiancee grandma grandmother gran granny grandad grandpa grandfather grandparents aunt uncle \
+    cousin niece nephew family friend neighbour neighbor boss";
+
 /// The condition under which a first-person fact (`lower`) holds, when it
 /// is told as holding only at times rather than of who the user is.
 fn how_i_do_something(lower: &str) -> Option<&'static str> {
-    if TASTES.iter().any(|t| lower.contains(t)) {
+    let mut words = plain_words(lower);
+    let of_someone = words.next() == Some("my")
+        && words
+            .next()
+            .is_some_and(|w| listed(PEOPLE, w.trim_end_matches("'s")));
+    if of_someone || TASTES.iter().any(|t| lower.contains(t)) {
         return None;
     }
     AT_TIMES.iter().copied().find(|w| contains_words(lower, w))
@@ -752,7 +764,7 @@ const VAGUE: &str = "thing things stuff someone somebody something anyone anybod
     idea ideas plan plans point points way ways part parts kind lot lots bit place list \
     item items option options question questions page pages \
     find start finish use try keep put give take come back move say tell know mean seem \
-    new old good bad big small great nice interesting important first last little much \
+    new old good bad big small great nice better best worse worst interesting important first last little much \
     many well really still just even probably actually especially \
     two three four five six seven eight nine ten eleven twelve twenty hundred thousand \
     second third \
