@@ -317,9 +317,9 @@ pub(crate) fn locomo(
         questions.len()
     );
     println!(
-        "| mode | @1000 | @2000 | cat 1 @1000 | cat 2 @1000 | cat 3 @1000 | cat 4 @1000 | query p50 | sessions nDCG@10, conv 1–5 / 6–10 (held out) |"
+        "| mode | @1000 | @2000 | @1000, conv 1–5 / 6–10 (held out) | cat 1 @1000 | cat 2 @1000 | cat 3 @1000 | cat 4 @1000 | query p50 | sessions nDCG@10, conv 1–5 / 6–10 (held out) |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for (name, mode, fusions) in variants(plan) {
         index.set_fusions(fusions);
         let mut sums: BTreeMap<(u64, usize), f64> = BTreeMap::new();
@@ -357,8 +357,12 @@ pub(crate) fn locomo(
                 )
                 .map_err(|e| e.to_string())?;
             times.push(started.elapsed());
-            *counts.entry(q.category).or_default() += 1;
-            *counts.entry(0).or_default() += 1;
+            // Categories 1–4, 0 for all, and 10 / 11 for the tuning and
+            // held-out halves.
+            let half = 10 + u64::from(q.held_out);
+            for key in [q.category, 0, half] {
+                *counts.entry(key).or_default() += 1;
+            }
             for budget in [1000usize, 2000] {
                 let mut used = 0;
                 let mut found: HashSet<&str> = HashSet::new();
@@ -375,8 +379,9 @@ pub(crate) fn locomo(
                     }
                 }
                 let recall = found.len() as f64 / q.evidence.len() as f64;
-                *sums.entry((q.category, budget)).or_default() += recall;
-                *sums.entry((0, budget)).or_default() += recall;
+                for key in [q.category, 0, half] {
+                    *sums.entry((key, budget)).or_default() += recall;
+                }
             }
         }
         let r = |cat: u64, budget: usize| {
@@ -388,9 +393,11 @@ pub(crate) fn locomo(
         };
         let ndcg = |(sum, n): (f64, usize)| format!("{:.3}", sum / n.max(1) as f64);
         println!(
-            "| {name} | {} | {} | {} | {} | {} | {} | {} | {} / {} |",
+            "| {name} | {} | {} | {} / {} | {} | {} | {} | {} | {} | {} / {} |",
             r(0, 1000),
             r(0, 2000),
+            r(10, 1000),
+            r(11, 1000),
             r(1, 1000),
             r(2, 1000),
             r(3, 1000),

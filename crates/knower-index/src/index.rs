@@ -188,6 +188,9 @@ const CANDIDATES: usize = 100;
 /// Deep mode hands this many fused candidates (or the limit, if more) to the
 /// rerank stage.
 const RERANKED: usize = 20;
+/// How many of the best notes lift their passages in deep mode: beyond
+/// them a note's lift would be small, and a passage there rarely ranks.
+const LIFTING_NOTES: usize = 50;
 
 /// Deep search over whole notes takes this many passages per candidate note
 /// from the vector side, since several passages may be one note's.
@@ -785,12 +788,17 @@ impl Index {
                         CANDIDATES,
                         &keyword,
                     )?;
-                    let mut fused = fusion::fuse(
-                        lock(&self.fusions).passages,
-                        &keyword,
-                        &cosines.top,
-                        &|doc| cosines.others.get(&doc).copied(),
-                    );
+                    let fusions = *lock(&self.fusions);
+                    let mut fused =
+                        fusion::fuse(fusions.passages, &keyword, &cosines.top, &|doc| {
+                            cosines.others.get(&doc).copied()
+                        });
+                    if fusions.note_lift > 0.0 {
+                        let notes = self.notes_by_score(&searcher, tq.as_ref())?;
+                        fusion::lift_by_note(&mut fused, fusions.note_lift, &|doc| {
+                            notes.get(&doc).copied()
+                        });
+                    }
                     fused.truncate(limit.max(RERANKED));
                     self.rerank(text, &searcher, fused, limit)?
                 }
@@ -1026,6 +1034,28 @@ impl Index {
 
     /// The rerank stage over the fused candidates (at most `RERANKED` or
     /// `limit`), keeping the best `limit`.
+    /// The passages of the best [`LIFTING_NOTES`] notes for a query (within
+    /// its scope), each with its note (a number) and the note's BM25 over
+    /// the best note's.
+    fn notes_by_score(
+        &self,
+        searcher: &Searcher,
+        query: &dyn tantivy::query::Query,
+    ) -> Result<HashMap<DocAddress, (u32, f32)>> {
+        let notes = self.bm25.search_notes(query, LIFTING_NOTES)?;
+        let best = notes.first().map_or(0.0, |(_, s)| *s);
+        let mut out = HashMap::new();
+        if best <= 0.0 {
+            return Ok(out);
+        }
+        for (i, (path, score)) in notes.into_iter().enumerate() {
+            for doc in self.bm25.docs_of(searcher, &path)? {
+                out.insert(doc, (i as u32, score / best));
+            }
+        }
+        Ok(out)
+    }
+
     fn rerank(
         &self,
         text: &str,

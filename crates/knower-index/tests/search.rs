@@ -744,6 +744,9 @@ fn a_reranker_has_the_last_word_in_deep_mode() {
     };
     let before = index.search("database migration postgres", &deep).unwrap();
     assert_eq!(before.hits[0].path, "projects/alpha/state.md");
+    // Its note is about the query, by its words and meaning, and lifts it.
+    let lifted = before.hits[0].explain.as_ref().unwrap();
+    assert!(lifted.note.is_some_and(|n| n > 0.0), "{lifted:?}");
     index.set_rerank(Arc::new(SofaFirst));
     let after = index.search("database migration postgres", &deep).unwrap();
     assert_eq!(after.hits[0].path, "bucket/pets.md");

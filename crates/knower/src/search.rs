@@ -92,8 +92,12 @@ fn print_hit(rank: usize, hit: &Hit, terminal: bool, explain: bool) {
             (None, Some(s)) => format!("{what} beyond the candidates ({s:.3})"),
             _ => format!("{what} —"),
         };
+        let note = t
+            .note
+            .map(|n| format!(" · its note {n:.3} of the best's"))
+            .unwrap_or_default();
         println!(
-            "    {} · {} · fused {:.3}",
+            "    {} · {}{note} · fused {:.3}",
             rank_of(t.bm25_rank, t.bm25_score, "bm25"),
             rank_of(t.vector_rank, t.cosine, "vector"),
             t.fused
