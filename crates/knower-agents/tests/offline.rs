@@ -40,6 +40,15 @@ fn a_note_naming_a_project_lands_in_that_project() {
 }
 
 /// The reasoning the offline engine journaled with its last change.
+/// The answers an inbox decision offers, best first.
+fn offered(decision: &knower_agents::Decision) -> Vec<&str> {
+    decision
+        .choices
+        .iter()
+        .map(|c| c.destination.as_str())
+        .collect()
+}
+
 fn last_offline_reason(fx: &Fixture) -> String {
     fx.vault
         .log()
@@ -154,11 +163,7 @@ fn a_fact_that_holds_only_at_times_may_be_a_projects() {
         "{}",
         asked.reasoning
     );
-    let offered: Vec<&str> = asked
-        .choices
-        .iter()
-        .map(|c| c.destination.as_str())
-        .collect();
+    let offered = offered(&asked);
     assert_eq!(offered[0], "profile.md", "{offered:?}");
     assert!(offered.contains(&"projects/garden/state.md"), "{offered:?}");
 
@@ -919,11 +924,7 @@ fn a_task_in_words_no_note_holds_is_asked_about_unless_it_is_an_errand() {
         asked.reasoning
     );
     // The choices offered are the global list and each project's tasks.
-    let offered: Vec<&str> = asked
-        .choices
-        .iter()
-        .map(|c| c.destination.as_str())
-        .collect();
+    let offered = offered(&asked);
     assert_eq!(offered[0], "tasks.md", "{offered:?}");
     assert!(offered.contains(&"projects/atlas/tasks.md"), "{offered:?}");
     assert_eq!(offered.last(), Some(&"bucket/"), "{offered:?}");
@@ -991,11 +992,7 @@ fn with_a_model_words_and_meaning_that_disagree_go_to_the_inbox() {
         decision.reasoning
     );
     // Both are offered as answers.
-    let offered: Vec<&str> = decision
-        .choices
-        .iter()
-        .map(|c| c.destination.as_str())
-        .collect();
+    let offered = offered(&decision);
     assert!(
         offered.contains(&"projects/atlas/state.md")
             && offered.contains(&"projects/garden/state.md"),
