@@ -44,8 +44,8 @@ pub struct Fusions {
     pub passages: Fusion,
     pub notes: Fusion,
     /// How much a passage's note lifts it: its fused score gains
-    /// `note_lift · bm25(note) / bm25(best note)`, the note's BM25 over
-    /// whole notes ([`lift_by_note`]).
+    /// `note_lift` times how much its note is about the query, by words and
+    /// meaning ([`lift_by_note`]).
     pub note_lift: f32,
 }
 

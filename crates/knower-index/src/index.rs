@@ -1032,8 +1032,6 @@ impl Index {
         })
     }
 
-    /// The rerank stage over the fused candidates (at most `RERANKED` or
-    /// `limit`), keeping the best `limit`.
     /// The passages of the best [`LIFTING_NOTES`] notes for a query (within
     /// its scope), each with its note (a number) and the note's BM25 over
     /// the best note's.
@@ -1056,6 +1054,8 @@ impl Index {
         Ok(out)
     }
 
+    /// The rerank stage over the fused candidates (at most `RERANKED` or
+    /// `limit`), keeping the best `limit`.
     fn rerank(
         &self,
         text: &str,
