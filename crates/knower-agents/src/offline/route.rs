@@ -617,7 +617,8 @@ const AT_TIMES: &[&str] = &[
     "so far",
 ];
 /// Tastes stay the user's whatever the condition ("I prefer tea when it's
-/// cold").
+/// cold"). Not all of [`PREFERENCE_WORDS`]: a habit ("I always underexpose
+/// when there's snow") is as often a project's practice.
 const TASTES: &[&str] = &[
     "i prefer",
     "i like ",
