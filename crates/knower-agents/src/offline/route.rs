@@ -1364,13 +1364,7 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         why.push(format!(
             "It holds only at times (“{condition}”), as a project's notes tell of its practice, more than of who you are: it is placed as a note about a project would be."
         ));
-        options.insert(
-            0,
-            Choice {
-                destination: "profile.md".into(),
-                why: "a fact about you".into(),
-            },
-        );
+        options.insert(0, about_you());
     } else if kind == Kind::Preference {
         why.push(
             "A preference or a fact about the user that names no project belongs in the profile."
@@ -1535,8 +1529,7 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
                 "No project's notes share its words, so I ask whether it is about you or one of your projects."
                     .into(),
             );
-            let profile = options.remove(0);
-            return Ok(inbox(kind, why, every_project(profile, "its state")));
+            return Ok(inbox(kind, why, every_project(about_you(), "its state")));
         }
         why.push(
             "No project's notes share its words, and it is not a task or about you, so I do not know where it belongs."
@@ -1650,6 +1643,14 @@ pub fn read_answer(
         [one] => Some(Answered::File(project_file(&one.name, kind))),
         _ => None,
     })
+}
+
+/// The answer that files a fact in the profile.
+fn about_you() -> Choice {
+    Choice {
+        destination: "profile.md".into(),
+        why: "a fact about you".into(),
+    }
 }
 
 /// The answer that keeps a text unfiled, in `bucket/`.
