@@ -775,10 +775,19 @@ const VAGUE: &str = "thing things stuff someone somebody something anyone anybod
 /// Whether the text weighs options rather than says something: "either
 /// the van or the website…", "whether the fair or the telescope…", "the
 /// bathroom or the hotel, whichever…". ("Ask whether the battery fits" is
-/// a question to someone else, not a choice.)
+/// a question to someone else, not a choice.) So does "the canoe or the
+/// speech this weekend, can't do both".
 fn weighs_options(lower: &str) -> bool {
     let said = |w| contains_words(lower, w);
-    (said("either") || said("whether")) && said("or") || said("whichever")
+    let not_both = [
+        "can't do both",
+        "can’t do both",
+        "cannot do both",
+        "not both",
+    ]
+    .iter()
+    .any(|p| said(p));
+    (said("either") || said("whether") || not_both) && said("or") || said("whichever")
 }
 
 /// Phrases that point at something the text does not say.
@@ -1291,7 +1300,7 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
     // Options weighed are a question for the user, whichever they name.
     if weighs_options(&lower) {
         why.push(
-            "It weighs options (“either… or…”, “whether…”): which one is for you to say.".into(),
+            "It weighs options (“either… or…”, “whether…”, “… can't do both”): which one is for you to say.".into(),
         );
         return Ok(inbox(kind, why, options));
     }
@@ -1821,7 +1830,11 @@ mod tests {
         assert!(!weighs_options(
             "ask the installer whether the battery fits"
         ));
+        assert!(weighs_options(
+            "the canoe or the speech this weekend, can’t do both"
+        ));
         assert!(!weighs_options("the van or the bike needs a service"));
+        assert!(!weighs_options("can't do both coats before it rains"));
     }
 
     #[test]
