@@ -201,6 +201,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "kinds2.tsv",
         "held out: written after sequence29, before the kind rules' fourth round",
     )?;
+    kinds(
+        "kinds3.tsv",
+        "held out: written after sequence31, before the kind rules' fifth round",
+    )?;
     latency(notes, updates)
 }
 
