@@ -1146,9 +1146,11 @@ pub const MIN_MARGIN: f32 = 0.1;
 
 /// With an embedding model, a note may be filed by meaning alone when its
 /// closest project's notes are at least this close (cosine)… It was 0.35;
-/// on the read sets every value from 0.15 to 0.25 filed ten more notes
-/// rightly and none wrongly (round twenty-two, BENCHMARKS.md): the margin
-/// below is what keeps MiniLM's noise out, so this is the highest of them.
+/// on the read sets every value from 0.15 to 0.25 filed the same eleven
+/// more notes rightly and one vague note wrongly, whose only content word
+/// was a time's ("the end of the week", now a vague word; round
+/// twenty-two, BENCHMARKS.md): the margin below is what keeps MiniLM's
+/// noise out, so this is the highest value of that plateau.
 pub const MEANING_MIN: f32 = 0.25;
 /// …and this much closer than the runner-up's. The same lead overrules
 /// the words: a note whose words point to one project and whose meaning
