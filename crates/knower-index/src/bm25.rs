@@ -68,19 +68,40 @@ pub(crate) struct Fields {
     file_hash: Field,
 }
 
-/// (field, weight) pairs a free word is searched in. The title weighs as
-/// much as the text: a short field already scores high, and more let one
-/// title word outrank an abstract holding the whole request (measured:
-/// BENCHMARKS.md, "Abstracts found by whole requests").
-fn weighted(f: &Fields) -> [(Field, f32); 6] {
+/// (field, weight) pairs a free word is searched in, with the title's
+/// weight for the unit searched ([`Ranked`]).
+fn weighted(f: &Fields, ranked: Ranked) -> [(Field, f32); 6] {
     [
         (f.body, 1.0),
-        (f.title, 1.0),
+        (f.title, ranked.title_weight()),
         (f.headings, 1.2),
         (f.path_text, 1.2),
         (f.tags, 1.5),
         (f.parts, PARTS_WEIGHT),
     ]
+}
+
+/// What a query ranks, which sets how much a title counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ranked {
+    Passages,
+    Notes,
+}
+
+impl Ranked {
+    /// A passage's title weighs as much as its text: a short field already
+    /// scores high, and more let one title word outrank an abstract holding
+    /// the whole request (BENCHMARKS.md, "Abstracts found by whole
+    /// requests"). A whole note's title weighs half: beside a whole note's
+    /// text it is one line, and at 1.0 a title word outranked the notes
+    /// that hold the request (BENCHMARKS.md, "A title's weight for whole
+    /// notes"); passages keep 1.0, where 0.5 cost LoCoMo 0.004.
+    fn title_weight(self) -> f32 {
+        match self {
+            Ranked::Passages => 1.0,
+            Ranked::Notes => 0.5,
+        }
+    }
 }
 
 /// A word met only inside a mixed-case word counts for this much of a
@@ -233,12 +254,12 @@ impl Bm25 {
     /// A tantivy query for `query` within `scope`. Free words rank
     /// (should); `+words` and phrases must match; `-words` must not; the
     /// scope is a required term, so BM25 never ranks outside it.
-    pub fn query(&self, query: &Query, scope: &Scope) -> Box<dyn TantivyQuery> {
+    pub fn query(&self, query: &Query, scope: &Scope, ranked: Ranked) -> Box<dyn TantivyQuery> {
         let f = &self.fields;
         let mut clauses: Vec<(Occur, Box<dyn TantivyQuery>)> = Vec::new();
         let mut ranking: Vec<(Occur, Box<dyn TantivyQuery>)> = Vec::new();
         for word in &query.words {
-            if let Some(q) = self.word_query(word) {
+            if let Some(q) = self.word_query(word, ranked) {
                 let occur = if query.required.contains(word) {
                     Occur::Must
                 } else {
@@ -248,7 +269,7 @@ impl Bm25 {
             }
         }
         for prefix in &query.prefixes {
-            for (field, weight) in weighted(f) {
+            for (field, weight) in weighted(f, ranked) {
                 if let Some((text, _, _)) = analyzer::terms(prefix).into_iter().next() {
                     // Prefixes match the unstemmed form too: `pars*` finds `parse`.
                     let unstemmed = prefix.to_lowercase();
@@ -299,13 +320,13 @@ impl Bm25 {
 
     /// One word of the query in every weighted field. A compound word
     /// (`parse_config`) matches as a whole, or as its parts in sequence.
-    fn word_query(&self, word: &str) -> Option<Box<dyn TantivyQuery>> {
+    fn word_query(&self, word: &str, ranked: Ranked) -> Option<Box<dyn TantivyQuery>> {
         let terms = analyzer::terms(word);
         if terms.is_empty() {
             return None;
         }
         let mut per_field: Vec<(Occur, Box<dyn TantivyQuery>)> = Vec::new();
-        for (field, weight) in weighted(&self.fields) {
+        for (field, weight) in weighted(&self.fields, ranked) {
             let mut alternatives: Vec<(Occur, Box<dyn TantivyQuery>)> = Vec::new();
             let parts: Vec<(usize, Term)> = terms
                 .iter()
@@ -431,7 +452,7 @@ impl Bm25 {
         if constraints.is_empty() && *scope == Scope::All {
             return Ok(None);
         }
-        let q = self.query(&constraints, scope);
+        let q = self.query(&constraints, scope, Ranked::Passages);
         let q: Box<dyn TantivyQuery> = if constraints.is_empty() {
             // Scope alone.
             Box::new(BooleanQuery::new(vec![

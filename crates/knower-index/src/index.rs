@@ -20,7 +20,7 @@ use knower_vault::{Changed, EntryKind, Hash, INTERNAL_DIR, Vault, VaultPath};
 use serde::Serialize;
 use tantivy::{DocAddress, Searcher};
 
-use crate::bm25::{self, Bm25};
+use crate::bm25::{self, Bm25, Ranked};
 use crate::chunk::{self, Budget};
 use crate::config::SearchConfig;
 use crate::embed::{self, Embedder};
@@ -139,7 +139,10 @@ enum Unit {
 struct WholeNotes<'a> {
     semantic: &'a Semantic,
     searcher: &'a Searcher,
+    /// The query as passages are ranked (feedback, the passage shown)…
     query: &'a dyn tantivy::query::Query,
+    /// …and as whole notes are.
+    notes_query: &'a dyn tantivy::query::Query,
     allowed: Option<&'a HashSet<DocAddress>>,
 }
 
@@ -713,7 +716,8 @@ impl Index {
         }
         self.bm25.reload()?;
         let searcher = self.bm25.searcher();
-        let tq = self.bm25.query(&query, &scope);
+        let tq = self.bm25.query(&query, &scope, Ranked::Passages);
+        let notes_tq = self.bm25.query(&query, &scope, Ranked::Notes);
         let limit = options.limit.max(1);
 
         let mut results = Results {
@@ -737,7 +741,7 @@ impl Index {
         let ranked: Vec<(DocAddress, f32, Option<Trace>)> = match semantic {
             None if unit == Unit::Note => self
                 .bm25
-                .search_notes(tq.as_ref(), limit)?
+                .search_notes(notes_tq.as_ref(), limit)?
                 .into_iter()
                 .map(|(path, score)| {
                     let doc = self.shown_passage(&searcher, tq.as_ref(), &path, None)?;
@@ -769,6 +773,7 @@ impl Index {
                         semantic,
                         searcher: &searcher,
                         query: tq.as_ref(),
+                        notes_query: notes_tq.as_ref(),
                         allowed: allowed.as_ref(),
                     };
                     self.deep_notes(&notes, text, qv, limit)?
@@ -794,6 +799,8 @@ impl Index {
                             cosines.others.get(&doc).copied()
                         });
                     if fusions.note_lift > 0.0 {
+                        // With passages' title weight: the lift was tuned so,
+                        // and notes' half weight costs it (BENCHMARKS.md).
                         let notes = self.notes_by_score(&searcher, tq.as_ref())?;
                         fusion::lift_by_note(&mut fused, fusions.note_lift, &|doc| {
                             notes.get(&doc).copied()
@@ -893,7 +900,10 @@ impl Index {
         let mut keyword = Vec::new();
         let mut owner: HashMap<DocAddress, usize> = HashMap::new();
         let mut passages = Vec::new();
-        for (path, score) in self.bm25.search_notes(on.query, CANDIDATES.max(limit))? {
+        for (path, score) in self
+            .bm25
+            .search_notes(on.notes_query, CANDIDATES.max(limit))?
+        {
             let docs = self.bm25.docs_of(searcher, &path)?;
             let n = number(path);
             keyword.push((n, score));

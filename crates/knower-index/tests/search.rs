@@ -383,6 +383,42 @@ fn notes_are_ranked_on_all_their_words_not_their_best_passage() {
     assert!(scoped.hits.is_empty());
 }
 
+/// Ranking whole notes, a title word counts half as much as one of the
+/// text: a note whose title names the word but whose text is about other
+/// things ranks below one whose text uses it (abstracts: BENCHMARKS.md, "A
+/// title's weight for whole notes"). Passages keep the title at full
+/// weight.
+#[test]
+fn a_whole_note_s_title_weighs_less_than_its_text() {
+    let (_d, vault, index) = fixture(&no_model());
+    vault
+        .write(
+            "bucket/a.md",
+            &format!("---\ntitle: Glacier\n---\n\n{}\n", filler(1, 40)),
+            &author(),
+        )
+        .unwrap();
+    vault
+        .write(
+            "bucket/b.md",
+            &format!("---\ntitle: Trip\n---\n\n{} glacier\n", filler(2, 39)),
+            &author(),
+        )
+        .unwrap();
+    for seed in 3..9 {
+        let text = format!("---\ntitle: Other {seed}\n---\n\n{}\n", filler(seed, 40));
+        vault
+            .write(&format!("bucket/other-{seed}.md"), &text, &author())
+            .unwrap();
+    }
+    index.catch_up(&mut |_, _| {}).unwrap();
+    assert_eq!(
+        notes_found(&index, "glacier"),
+        ["bucket/b.md", "bucket/a.md"]
+    );
+    assert_eq!(paths(&index, "glacier"), ["bucket/a.md", "bucket/b.md"]);
+}
+
 #[test]
 fn phrases_prefixes_required_and_excluded_words() {
     let (_d, _v, index) = fixture(&no_model());
