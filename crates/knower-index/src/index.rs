@@ -717,7 +717,8 @@ impl Index {
         self.bm25.reload()?;
         let searcher = self.bm25.searcher();
         let tq = self.bm25.query(&query, &scope, Ranked::Passages);
-        let notes_tq = self.bm25.query(&query, &scope, Ranked::Notes);
+        // Whole notes weigh a title differently; built only when they rank.
+        let notes_query = || self.bm25.query(&query, &scope, Ranked::Notes);
         let limit = options.limit.max(1);
 
         let mut results = Results {
@@ -741,7 +742,7 @@ impl Index {
         let ranked: Vec<(DocAddress, f32, Option<Trace>)> = match semantic {
             None if unit == Unit::Note => self
                 .bm25
-                .search_notes(notes_tq.as_ref(), limit)?
+                .search_notes(notes_query().as_ref(), limit)?
                 .into_iter()
                 .map(|(path, score)| {
                     let doc = self.shown_passage(&searcher, tq.as_ref(), &path, None)?;
@@ -769,6 +770,7 @@ impl Index {
                         .map(|(d, c)| (d, c, None))
                         .collect()
                 } else if unit == Unit::Note {
+                    let notes_tq = notes_query();
                     let notes = WholeNotes {
                         semantic,
                         searcher: &searcher,
