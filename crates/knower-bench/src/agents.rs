@@ -187,6 +187,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: written after sequence30 was read, run before and after round twenty-two (a fainter meaning may file), never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence32/sequence32.tsv",
+            "held out: written after sequence31 was read, before round twenty-three, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
