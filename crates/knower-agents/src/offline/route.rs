@@ -272,6 +272,13 @@ fn asks_for_something(first: &str) -> bool {
     let words: Vec<&str> = plain_words(first).collect();
     let word = |i: usize| words.get(i).copied().unwrap_or_default();
     let (verb, next) = (word(0), word(1));
+    if unknown_word_as_verb(verb) && listed(DETERMINERS, next) {
+        return true;
+    }
+    if is_imperative_verb(verb) && listed(AFTER_AN_IMPERATIVE, next) && no_verb_after(first, &words)
+    {
+        return true;
+    }
     is_imperative_verb(verb)
         && (starts_an_object(next)
             || listed(OBJECTS, next)
@@ -279,13 +286,58 @@ fn asks_for_something(first: &str) -> bool {
             || bare_object(first, &words))
 }
 
-/// What may follow a bare object of an imperative ("pick tiles for the
+/// Determiners that open an object ("repot the chillies", "blackout a
+/// window").
+const DETERMINERS: &str = "the a an my our his her their these those";
+
+/// Words that open a text before a determiner without being its verb:
+/// times and sentence adverbs that do not end in "-ly".
+const NOT_VERBS_BEFORE_AN_OBJECT: &str =
+    "maybe perhaps today tonight tomorrow yesterday also then still anyway both either";
+
+/// A first word the verb lexicon does not know, in a text that goes on
+/// with a determiner, is used as a verb: a new one ("repot the
+/// chillies"), or a noun made one ("blackout the window").
+fn unknown_word_as_verb(word: &str) -> bool {
+    word.len() >= 4
+        && word.chars().all(|c| c.is_ascii_alphabetic())
+        && !verbs::knows(word)
+        && !word.ends_with("ly")
+        && !word.ends_with("ing")
+        && !listed(NOT_VERBS_BEFORE_AN_OBJECT, word)
+        && !content_words(word).is_empty()
+}
+
+/// Prepositions an imperative takes before its object ("vote on April's
+/// book", "talk to the head about…").
+const AFTER_AN_IMPERATIVE: &str = "on for about with to into at";
+
+/// Whether the first clause of `first`, from its third word on, has no
+/// verb of its own: "vote on April's book by Sunday" asks, while in
+/// "lunch with Sam was nice" or "work on the roof stopped" the first word
+/// is a noun and the subject of a later verb.
+fn no_verb_after(first: &str, words: &[&str]) -> bool {
+    let clause = first
+        .split([',', ';', '.', '!', '?'])
+        .next()
+        .unwrap_or_default();
+    let clause_words = plain_words(clause).count();
+    clause_words >= 3
+        && !words
+            .iter()
+            .take(clause_words)
+            .skip(2)
+            .any(|w| listed(NOT_A_PAST_VERB, w) || is_past(w) || verbs::is_present_s(w))
+}
+
+/// What may follow a bare object of a verb ("pick tiles for the
 /// wall", "order compost and…"): with a determiner the object is clear
 /// ([`OBJECT_STARTS`]); without one, only these words end it.
 const AFTER_A_BARE_OBJECT: &str = "for to and from with before";
 
-/// Whether the imperative that opens `first` takes a bare plural or mass
-/// noun as its object ("pick tiles for the shower wall"): a word that is
+/// Whether the verb that opens `first`, an imperative or a past, takes a
+/// bare plural or mass noun as its object ("pick tiles for the shower
+/// wall", "swapped shifts with Aisha"): a word that is
 /// no verb's past, then [`AFTER_A_BARE_OBJECT`], and no verb after them in
 /// the clause, which would make the two words a subject instead ("change
 /// requests from the client are piling up").
@@ -509,6 +561,14 @@ fn reports_the_past(first: &str) -> bool {
             if is_number(next) || (recent && past == Past::Clear) {
                 return true;
             }
+            if continues_doing(verb, next) {
+                return true;
+            }
+            // A past and its bare object, as an imperative takes one:
+            // "swapped shifts with Aisha".
+            if !subject && bare_object(first, &words) {
+                return true;
+            }
             let preposition = listed(PREPOSITIONS, next) && recent;
             // A verb with its particle, then its object: "picked up the frames".
             let particle = listed(PARTICLES, next) && starts_an_object(word(at + 2));
@@ -576,7 +636,19 @@ fn reports_the_past(first: &str) -> bool {
             || listed(NUMBER_WORDS, next)
             || listed(PREPOSITIONS, next)
             || listed(AFTER_A_PAST, next)
+            // ("the finished painting…": after a determiner it describes.)
+            || (continues_doing(word(i), next) && !listed(SUBJECT_STARTS, word(i - 1)))
     })
+}
+
+/// The pasts that tell when a doing began, went on or ended: followed by
+/// what was done ("knee started hurting at 10 km", "the hens stopped
+/// laying"), they report a change, never a standing fact.
+const ASPECT_PASTS: &str = "started stopped began kept finished quit resumed continued";
+
+/// `verb` is one of [`ASPECT_PASTS`] and `next` the doing it governs.
+fn continues_doing(verb: &str, next: &str) -> bool {
+    listed(ASPECT_PASTS, verb) && next.len() >= 5 && next.ends_with("ing")
 }
 
 /// A past tense after a subject: any but one written as its own base
@@ -1740,6 +1812,27 @@ mod tests {
             ("The new drummer joined us for the gig", Kind::Event),
             ("Lena sent the contract back", Kind::Event),
             ("It rained all weekend", Kind::Event),
+            ("Knee started hurting at 10 km", Kind::Event),
+            ("Repot the chillies into bigger pots", Kind::Task),
+            (
+                "Swapped shifts with Aisha so I'm off on the 14th",
+                Kind::Event,
+            ),
+            ("Planted bulbs for the spring", Kind::Event),
+            ("Used nappies go in the brown bin", Kind::Note),
+            ("Vote on April's book in the group by Sunday", Kind::Task),
+            ("Talk to the head about the school trip", Kind::Task),
+            ("Lunch with Sam was lovely", Kind::Note),
+            ("Rest for two days helps the knee", Kind::Note),
+            ("Blackout the bathroom window with card", Kind::Task),
+            ("Maybe the plumber is right about the pipe", Kind::Note),
+            ("Tomorrow the builders start on the roof", Kind::Note),
+            ("Hopefully the frost holds off", Kind::Note),
+            ("Wedging the clay well stops air bubbles", Kind::Note),
+            ("Stopped taking the antihistamine", Kind::Event),
+            ("The boiler kept cutting out overnight", Kind::Event),
+            ("Started plants need hardening off", Kind::Note),
+            ("The finished painting hangs in the hall", Kind::Note),
             ("The house was built in 1930", Kind::Note),
             ("The shared drive needs a cleanup", Kind::Note),
             (
