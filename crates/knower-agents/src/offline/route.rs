@@ -108,6 +108,9 @@ const TASK_STARTS: &[&str] = &[
     "remember to",
     "don't forget",
     "do not forget",
+    "please remember to",
+    "please don't forget",
+    "please do not forget",
     "need to",
     "needs to",
     "we need to",
@@ -229,6 +232,18 @@ const TASK_STARTS: &[&str] = &[
     "translate ",
     "proofread ",
 ];
+/// Verbs that, second in a text, make its first word their subject:
+/// "rent goes up by 4%", "water is coming through the ceiling".
+const AFTER_A_SUBJECT: &str = "is are was were has have had goes does says";
+
+/// Whether the first word of `first` is a noun the second word's verb
+/// goes with, not an imperative ("rent goes up…", not "rent a van").
+fn names_a_subject(first: &str) -> bool {
+    plain_words(first)
+        .nth(1)
+        .is_some_and(|w| listed(AFTER_A_SUBJECT, w))
+}
+
 /// Verbs whose plain form before an object states or asks a question
 /// rather than asks for something ("love the new layout", "cost 40
 /// pounds", "will the plumber come?"): every other verb of the
@@ -520,7 +535,8 @@ const PAST_TIMES: &[&str] = &[
 /// "our team came third"), beside an object or a preposition.
 const AFTER_A_PAST: &str = "today yesterday tonight overnight last this earlier again finally back \
     up down out off over about round around away through first second third \
-    it them him us me she he we they you and but while when because until";
+    it them him us me she he we they you and but while when because until \
+    nothing something everything anything no";
 /// The particles of phrasal verbs ("picked up", "sorted out").
 const PARTICLES: &str = "up down out off back in over";
 /// Words that start a subject ("the raffle prizes…", "our drummer…");
@@ -798,6 +814,8 @@ const PREFERENCE_WORDS: &[&str] = &[
     "never use",
     "please always",
     "please never",
+    "please don't ",
+    "please do not ",
     "call me ",
     "i'm allergic",
     "i am allergic",
@@ -942,7 +960,7 @@ pub fn kind_of(text: &str) -> Kind {
     if ABOUT_ME.iter().any(|s| first.starts_with(s)) {
         Kind::Preference
     } else if !told_as_done(plain_words(first).next().unwrap_or_default(), first)
-        && (TASK_STARTS.iter().any(|s| first.starts_with(s))
+        && ((TASK_STARTS.iter().any(|s| first.starts_with(s)) && !names_a_subject(first))
             || asks_for_something(first)
             || asks_someone(after_bullets(text)))
     {
@@ -1814,6 +1832,14 @@ mod tests {
             ("It rained all weekend", Kind::Event),
             ("Knee started hurting at 10 km", Kind::Event),
             ("Repot the chillies into bigger pots", Kind::Task),
+            ("Dad's scan showed nothing new", Kind::Event),
+            ("The survey found no damp in the walls", Kind::Event),
+            ("Rent goes up by 4% from January", Kind::Note),
+            ("Water is coming through the kitchen ceiling", Kind::Note),
+            ("Water the tomatoes every evening", Kind::Task),
+            ("Must book the vet before Friday", Kind::Task),
+            ("Please don't schedule anything before 9", Kind::Preference),
+            ("Please don't forget to call the plumber", Kind::Task),
             (
                 "Swapped shifts with Aisha so I'm off on the 14th",
                 Kind::Event,
