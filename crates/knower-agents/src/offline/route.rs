@@ -4,19 +4,24 @@
 //!
 //! 1. **Kind.** A *task* starts like one (`todo`, `- [ ]`, `remember to`,
 //!    `need to`, an imperative such as `buy`, `call`, `fix`…, or any verb
-//!    of the lexicon in [`super::verbs`] before its object or a name:
-//!    `treat the boards`, `give Tom…`, `pick tiles for…`); a verb whose
+//!    of the lexicon in [`super::verbs`] before its object, a name or a
+//!    preposition: `treat the boards`, `give Tom…`, `pick tiles for…`,
+//!    `vote on April's book`; a word the lexicon does not know before a
+//!    determiner is a new verb: `repot the chillies`), but not when the
+//!    next word makes the first a noun (`rent goes up…`); a verb whose
 //!    past is its base (`cut`, `read`, `beat`) opens one unless a time
 //!    behind or a past clause follows (`cut the hedge yesterday`), and
 //!    such a task is filed no surer than a note. An *event* reports
 //!    something that happened or was decided (`decided`, `shipped`, `met
 //!    with`…, not denied: `haven't decided` is none), opens with a past
 //!    tense and its object (`recorded the…`, `we sang…`, `picked up
-//!    the…`), or has a subject and its past (`the prizes arrived from…`,
+//!    the…`, `swapped shifts with…`, `started hurting`), or has a subject
+//!    and its past (`the prizes arrived from…`, `the hens stopped laying`,
 //!    `Miso had her…`, `two of the guppies died…`, recently `the timber was
 //!    delivered…`). A *preference* is about the user
-//!    (`I prefer`, `always use`, `call me`…, and first-person facts: `my
-//!    sister…`, `I work…`). Anything else is a *note*, filed at most
+//!    (`I prefer`, `always use`, `please don't`, `call me`…, and
+//!    first-person facts: `my sister…`, `I work…`). Anything else is a
+//!    *note*, filed at most
 //!    [`NOTE_CONFIDENCE`] sure: a task or event in words the rules do not
 //!    know lands in `state.md` too.
 //! 2. **Too little to go on.** Text that points at what it does not say
