@@ -337,17 +337,27 @@ const AFTER_AN_IMPERATIVE: &str = "on for about with to into at";
 /// "lunch with Sam was nice" or "work on the roof stopped" the first word
 /// is a noun and the subject of a later verb.
 fn no_verb_after(first: &str, words: &[&str]) -> bool {
+    let clause_words = first_clause_len(first);
+    clause_words >= 3 && !has_a_verb(&words[..clause_words.min(words.len())], 2, true)
+}
+
+/// How many words the first clause of `first` has.
+fn first_clause_len(first: &str) -> usize {
     let clause = first
         .split([',', ';', '.', '!', '?'])
         .next()
         .unwrap_or_default();
-    let clause_words = plain_words(clause).count();
-    clause_words >= 3
-        && !words
-            .iter()
-            .take(clause_words)
-            .skip(2)
-            .any(|w| listed(NOT_A_PAST_VERB, w) || is_past(w) || verbs::is_present_s(w))
+    plain_words(clause).count()
+}
+
+/// Whether `words`, from `from` on, hold a finite verb: a form of "be"
+/// or "have", a modal, or a past; with `or_present`, a present in "-s"
+/// too (which a plural noun reads as as well).
+fn has_a_verb(words: &[&str], from: usize, or_present: bool) -> bool {
+    words
+        .iter()
+        .skip(from)
+        .any(|w| listed(NOT_A_PAST_VERB, w) || is_past(w) || (or_present && verbs::is_present_s(w)))
 }
 
 /// What may follow a bare object of a verb ("pick tiles for the
@@ -362,11 +372,7 @@ const AFTER_A_BARE_OBJECT: &str = "for to and from with before";
 /// the clause, which would make the two words a subject instead ("change
 /// requests from the client are piling up").
 fn bare_object(first: &str, words: &[&str]) -> bool {
-    let clause = first
-        .split([',', ';', '.', '!', '?'])
-        .next()
-        .unwrap_or_default();
-    let clause_words = plain_words(clause).count();
+    let clause_words = first_clause_len(first);
     let (Some(noun), Some(then)) = (words.get(1), words.get(2)) else {
         return false;
     };
@@ -376,11 +382,7 @@ fn bare_object(first: &str, words: &[&str]) -> bool {
         && past_form(noun).is_none()
         && !listed(NOT_A_PAST_VERB, noun)
         && listed(AFTER_A_BARE_OBJECT, then)
-        && !words
-            .iter()
-            .take(clause_words)
-            .skip(3)
-            .any(|w| listed(NOT_A_PAST_VERB, w) || is_past(w))
+        && !has_a_verb(&words[..clause_words.min(words.len())], 3, false)
 }
 
 /// Times that only ever lie behind ("…yesterday", "…two days ago"), unlike
