@@ -292,7 +292,12 @@ fn asks_for_something(first: &str) -> bool {
     let words: Vec<&str> = plain_words(first).collect();
     let word = |i: usize| words.get(i).copied().unwrap_or_default();
     let (verb, next) = (word(0), word(1));
-    if unknown_word_as_verb(verb) && listed(DETERMINERS, next) {
+    // ("Dinner the other night was lovely": a later verb makes the first
+    // word its subject.)
+    if unknown_word_as_verb(verb)
+        && listed(DETERMINERS, next)
+        && !has_a_verb(first, &words, 2, false)
+    {
         return true;
     }
     if is_imperative_verb(verb) && listed(AFTER_AN_IMPERATIVE, next) && no_verb_after(first, &words)
@@ -338,7 +343,7 @@ const AFTER_AN_IMPERATIVE: &str = "on for about with to into at";
 /// is a noun and the subject of a later verb.
 fn no_verb_after(first: &str, words: &[&str]) -> bool {
     let clause_words = first_clause_len(first);
-    clause_words >= 3 && !has_a_verb(&words[..clause_words.min(words.len())], 2, true)
+    clause_words >= 3 && !has_a_verb(first, words, 2, true)
 }
 
 /// How many words the first clause of `first` has.
@@ -350,11 +355,13 @@ fn first_clause_len(first: &str) -> usize {
     plain_words(clause).count()
 }
 
-/// Whether `words`, from `from` on, hold a finite verb: a form of "be"
-/// or "have", a modal, or a past; with `or_present`, a present in "-s"
-/// too (which a plural noun reads as as well).
-fn has_a_verb(words: &[&str], from: usize, or_present: bool) -> bool {
-    words
+/// Whether the first clause of `first` (its plain `words`), from word
+/// `from` on, holds a finite verb: a form of "be" or "have", a modal, or
+/// a past; with `or_present`, a present in "-s" too (which a plural noun
+/// reads as as well).
+fn has_a_verb(first: &str, words: &[&str], from: usize, or_present: bool) -> bool {
+    let clause = &words[..first_clause_len(first).min(words.len())];
+    clause
         .iter()
         .skip(from)
         .any(|w| listed(NOT_A_PAST_VERB, w) || is_past(w) || (or_present && verbs::is_present_s(w)))
@@ -382,7 +389,7 @@ fn bare_object(first: &str, words: &[&str]) -> bool {
         && past_form(noun).is_none()
         && !listed(NOT_A_PAST_VERB, noun)
         && listed(AFTER_A_BARE_OBJECT, then)
-        && !has_a_verb(&words[..clause_words.min(words.len())], 3, false)
+        && !has_a_verb(first, words, 3, false)
 }
 
 /// Times that only ever lie behind ("…yesterday", "…two days ago"), unlike
@@ -1839,6 +1846,7 @@ mod tests {
             ("It rained all weekend", Kind::Event),
             ("Knee started hurting at 10 km", Kind::Event),
             ("Repot the chillies into bigger pots", Kind::Task),
+            ("Dinner the other night was lovely", Kind::Note),
             ("Dad's scan showed nothing new", Kind::Event),
             ("The survey found no damp in the walls", Kind::Event),
             ("Rent goes up by 4% from January", Kind::Note),
