@@ -241,12 +241,19 @@ const TASK_STARTS: &[&str] = &[
 /// "rent goes up by 4%", "water is coming through the ceiling".
 const AFTER_A_SUBJECT: &str = "is are was were has have had goes does says";
 
-/// Whether the first word of `first` is a noun the second word's verb
-/// goes with, not an imperative ("rent goes up…", not "rent a van").
-fn names_a_subject(first: &str) -> bool {
-    plain_words(first)
-        .nth(1)
-        .is_some_and(|w| listed(AFTER_A_SUBJECT, w))
+/// Whether `first` opens with `start`, one of [`TASK_STARTS`]. A start
+/// that is one verb may be a noun instead, the subject of the next word
+/// ("rent goes up…", not "rent a van"); a longer one or a modal cannot
+/// ("I have to…", "must have…").
+fn opens_with(first: &str, start: &str) -> bool {
+    let start_word = start.trim_end();
+    let one_verb = start_word.chars().all(|c| c.is_ascii_alphabetic())
+        && !matches!(start_word, "must" | "should");
+    first.starts_with(start)
+        && !(one_verb
+            && plain_words(first)
+                .nth(1)
+                .is_some_and(|w| listed(AFTER_A_SUBJECT, w)))
 }
 
 /// Verbs whose plain form before an object states or asks a question
@@ -974,7 +981,7 @@ pub fn kind_of(text: &str) -> Kind {
     if ABOUT_ME.iter().any(|s| first.starts_with(s)) {
         Kind::Preference
     } else if !told_as_done(plain_words(first).next().unwrap_or_default(), first)
-        && ((TASK_STARTS.iter().any(|s| first.starts_with(s)) && !names_a_subject(first))
+        && (TASK_STARTS.iter().any(|s| opens_with(first, s))
             || asks_for_something(first)
             || asks_someone(after_bullets(text)))
     {
@@ -1853,6 +1860,9 @@ mod tests {
             ("Water is coming through the kitchen ceiling", Kind::Note),
             ("Water the tomatoes every evening", Kind::Task),
             ("Must book the vet before Friday", Kind::Task),
+            ("I have to call the bank", Kind::Task),
+            ("Must have the quotes in by Monday", Kind::Task),
+            ("We have to renew the permit", Kind::Task),
             ("Please don't schedule anything before 9", Kind::Preference),
             ("Please don't forget to call the plumber", Kind::Task),
             (
