@@ -381,8 +381,9 @@ const AFTER_A_BARE_OBJECT: &str = "for to and from with before";
 
 /// Whether the verb that opens `first`, an imperative or a past, takes a
 /// bare plural or mass noun as its object ("pick tiles for the shower
-/// wall", "swapped shifts with Aisha"): a word that is
-/// no verb's past, then [`AFTER_A_BARE_OBJECT`], and no verb after them in
+/// wall", "swapped shifts with Aisha", "recorded episode 13"): a word
+/// that is no verb's past, then [`AFTER_A_BARE_OBJECT`] or a number
+/// ("episode 13", "chapter 4"), and no verb after them in
 /// the clause, which would make the two words a subject instead ("change
 /// requests from the client are piling up").
 fn bare_object(first: &str, words: &[&str]) -> bool {
@@ -395,7 +396,7 @@ fn bare_object(first: &str, words: &[&str]) -> bool {
         && noun.chars().all(char::is_alphabetic)
         && past_form(noun).is_none()
         && !listed(NOT_A_PAST_VERB, noun)
-        && listed(AFTER_A_BARE_OBJECT, then)
+        && (listed(AFTER_A_BARE_OBJECT, then) || is_number(then))
         && !has_a_verb(first, words, 3, false)
 }
 
@@ -1870,6 +1871,9 @@ mod tests {
                 Kind::Event,
             ),
             ("Planted bulbs for the spring", Kind::Event),
+            ("Recorded episode 13 with the bike couriers", Kind::Event),
+            ("Recorded episodes 1 to 5 are on the drive", Kind::Note),
+            ("Print page 3 of the contract", Kind::Task),
             ("Used nappies go in the brown bin", Kind::Note),
             ("Vote on April's book in the group by Sunday", Kind::Task),
             ("Talk to the head about the school trip", Kind::Task),
