@@ -161,9 +161,28 @@ impl Running {
 /// Reads SSE events until one named `name` whose data contains `needle`;
 /// returns (id, data) of that event.
 fn wait_event(reader: &mut BufReader<TcpStream>, name: &str, needle: &str) -> (String, String) {
+    wait_events(reader, &[(name, needle)]).remove(0)
+}
+
+/// Reads SSE events until each of `wanted` (an event's name and a text
+/// its data contains) has come, in whatever order: events from different
+/// threads, such as a file's change and its update's end, may arrive
+/// either way round. Returns (id, data) of each, in `wanted`'s order.
+/// Heartbeats keep a quiet stream's reads alive, so the wait has a
+/// deadline of its own.
+fn wait_events(
+    reader: &mut BufReader<TcpStream>,
+    wanted: &[(&str, &str)],
+) -> Vec<(String, String)> {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let mut found: Vec<Option<(String, String)>> = vec![None; wanted.len()];
     let (mut id, mut event) = (String::new(), String::new());
     let mut line = String::new();
-    loop {
+    while found.iter().any(Option::is_none) {
+        assert!(
+            Instant::now() < deadline,
+            "still waiting for {wanted:?} after 120 s; found {found:?}"
+        );
         line.clear();
         let read = reader.read_line(&mut line).expect("an event in time");
         assert!(read > 0, "the stream ended");
@@ -173,13 +192,19 @@ fn wait_event(reader: &mut BufReader<TcpStream>, name: &str, needle: &str) -> (S
             id = value.to_string();
         } else if let Some(value) = line.strip_prefix("event: ") {
             event = value.to_string();
-        } else if let Some(data) = line.strip_prefix("data: ")
-            && event == name
-            && data.contains(needle)
-        {
-            return (id, data.to_string());
+        } else if let Some(data) = line.strip_prefix("data: ") {
+            let matching = wanted
+                .iter()
+                .zip(&mut found)
+                .find(|((name, needle), seen)| {
+                    seen.is_none() && event == *name && data.contains(needle)
+                });
+            if let Some((_, seen)) = matching {
+                *seen = Some((id.clone(), data.to_string()));
+            }
         }
     }
+    found.into_iter().flatten().collect()
 }
 
 #[test]
@@ -202,8 +227,14 @@ fn an_update_is_acknowledged_processed_and_announced() {
     assert!(text.contains("water the tomatoes every evening"), "{text}");
     let (first_id, _) = wait_event(&mut events, "update_status", "\"queued\"");
     wait_event(&mut events, "update_status", "\"running\"");
-    wait_event(&mut events, "file_changed", &format!("\"{changed}\""));
-    wait_event(&mut events, "update_status", "\"done\"");
+    let changed_event = format!("\"{changed}\"");
+    wait_events(
+        &mut events,
+        &[
+            ("file_changed", &changed_event),
+            ("update_status", "\"done\""),
+        ],
+    );
 
     // The API shows the file, rendered; and the tree has it.
     let (status, file) = server.get(&format!("/api/file?path={changed}"));
@@ -229,8 +260,13 @@ fn an_update_is_acknowledged_processed_and_announced() {
 
     // A client that reconnects with the first event's id gets the rest.
     let mut again = server.sse(Some(&first_id));
-    wait_event(&mut again, "file_changed", &format!("\"{changed}\""));
-    wait_event(&mut again, "update_status", "\"done\"");
+    wait_events(
+        &mut again,
+        &[
+            ("file_changed", &changed_event),
+            ("update_status", "\"done\""),
+        ],
+    );
 }
 
 #[test]
