@@ -192,6 +192,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: written after sequence31 was read, before round twenty-three, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence33/sequence33.tsv",
+            "held out: written after sequence32 was read, before round twenty-four, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
