@@ -1065,3 +1065,53 @@ fn routed_without_and_with_a_model(
     let decision = knower_agents::route(&fx.vault, &fx.index, text).unwrap();
     (words_only, decision)
 }
+
+/// An everyday word is a weak tie: the garden's notes say "house", which
+/// makes neither "Renew the house insurance" its task (an errand, for the
+/// global list) nor a note on the thesis its news when the meaning leans
+/// to the thesis, even by less than it takes to overrule a project's own
+/// word.
+#[test]
+fn a_common_word_one_project_holds_is_a_weak_tie() {
+    let fx = Fixture::new();
+    let errand = knower_agents::route(&fx.vault, &fx.index, "Renew the house insurance").unwrap();
+    assert_eq!(
+        errand.destination.as_deref(),
+        Some("tasks.md"),
+        "{}",
+        errand.reasoning
+    );
+    assert!(
+        errand.reasoning.contains(
+            "Only garden's notes share a word of it, and an everyday one (hous); “insurance” makes it an everyday errand"
+        ),
+        "{}",
+        errand.reasoning
+    );
+    // A project's own word still files its task ("compost" is no
+    // everyday word), errand or not.
+    let own = knower_agents::route(&fx.vault, &fx.index, "Pay for the compost delivery").unwrap();
+    assert_eq!(
+        own.destination.as_deref(),
+        Some("projects/garden/tasks.md"),
+        "{}",
+        own.reasoning
+    );
+
+    let text = "Writing up the results section took half the night";
+    let (words_only, decision) = routed_without_and_with_a_model(text);
+    assert_eq!(
+        words_only.destination.as_deref(),
+        Some("projects/garden/state.md"),
+        "{}",
+        words_only.reasoning
+    );
+    assert_eq!(decision.destination, None, "{}", decision.reasoning);
+    assert!(
+        decision.reasoning.contains(
+            "Only garden's notes share words of it (half), but its meaning is closer to thesis's notes"
+        ),
+        "{}",
+        decision.reasoning
+    );
+}

@@ -4,6 +4,7 @@
 //! passages of the vault with their citations.
 
 mod answer;
+mod common;
 mod errands;
 mod route;
 mod update;

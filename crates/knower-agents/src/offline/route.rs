@@ -1269,6 +1269,11 @@ pub const MEANING_MIN: f32 = 0.25;
 /// clearly to another is asked about. Chosen on `notes.tsv` only, where
 /// no note outside a project came closer than 0.28 to one (BENCHMARKS.md).
 pub const MEANING_MARGIN: f32 = 0.15;
+/// The lead in meaning that outweighs a project whose notes alone hold
+/// words of the note when those words are everyday ones ("left", "run"):
+/// closest in meaning by this much, another project makes the filing a
+/// question.
+pub const COMMON_WORDS_MARGIN: f32 = 0.05;
 
 pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
     let kind = kind_of(text);
@@ -1585,13 +1590,32 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
     // as "NAS", "tiler" or "restic" that no other project's notes use),
     // and the meaning, when known, does not point elsewhere.
     if let Some((best, held)) = sole_holder(&holdings) {
+        let listed_held = held.join(", ");
+        // Everyday words are weak ties: a project's notes that say "home"
+        // or "water" do not make "Renew the home insurance" or "Pay the
+        // water bill" its task, when the task reads as an errand.
+        let only_common = held.iter().all(|w| super::common::is_common(w));
+        let errand = (only_common && kind == Kind::Task)
+            .then(|| super::errands::everyday_word(&lower, &words))
+            .flatten();
+        if let Some(word) = errand {
+            why.push(format!(
+                "Only {best}'s notes share a word of it, and an everyday one ({listed_held}); “{word}” makes it an everyday errand, which goes to the global task list."
+            ));
+            return Ok(global("tasks.md", 0.7, why));
+        }
         // Doubt needs less than a filing: a lead of the margin, with no
-        // floor, is reason to ask rather than file on one word.
+        // floor, is reason to ask rather than file on one word, and a
+        // smaller lead is when the words are everyday ones.
+        let margin = if only_common {
+            COMMON_WORDS_MARGIN
+        } else {
+            MEANING_MARGIN
+        };
         let elsewhere = meant
             .as_ref()
             .and_then(|m| m.first())
-            .filter(|(top, m1)| *top != best && *m1 - meaning_of(best) >= MEANING_MARGIN);
-        let listed_held = held.join(", ");
+            .filter(|(top, m1)| *top != best && *m1 - meaning_of(best) >= margin);
         if let Some((top, m1)) = elsewhere {
             why.push(format!(
                 "Only {best}'s notes share words of it ({listed_held}), but its meaning is closer to {top}'s notes (cosine {m1:.2} against {:.2}), so I cannot tell which it is about.",
