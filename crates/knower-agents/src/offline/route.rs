@@ -323,9 +323,11 @@ fn asks_for_something(first: &str) -> bool {
 const DETERMINERS: &str = "the a an my our his her their these those";
 
 /// Words that open a text before a determiner without being its verb:
-/// times and sentence adverbs that do not end in "-ly".
-const NOT_VERBS_BEFORE_AN_OBJECT: &str =
-    "maybe perhaps today tonight tomorrow yesterday also then still anyway both either";
+/// times, sentence adverbs that do not end in "-ly", and the words that
+/// come before a determiner inside a subject ("half the addresses…",
+/// "such a mess…").
+const NOT_VERBS_BEFORE_AN_OBJECT: &str = "maybe perhaps today tonight tomorrow yesterday also then \
+    still anyway both either half such quite rather twice even";
 
 /// A first word the verb lexicon does not know, in a text that goes on
 /// with a determiner, is used as a verb: a new one ("repot the
@@ -372,6 +374,25 @@ fn has_a_verb(first: &str, words: &[&str], from: usize, or_present: bool) -> boo
         .iter()
         .skip(from)
         .any(|w| listed(NOT_A_PAST_VERB, w) || is_past(w) || (or_present && verbs::is_present_s(w)))
+}
+
+/// Whether the first clause of `first` (its plain `words`), from word
+/// `from` up to a joining word ("…and the hole is cut" is a clause of
+/// its own), holds a verb in the present: "is", "are", "has", "have" or a
+/// present in "-s" that no determiner or preposition makes a plural noun
+/// ("…flows better", not "…with the results", "…out of chairs").
+fn present_verb_after(first: &str, words: &[&str], from: usize) -> bool {
+    let clause = &words[..first_clause_len(first).min(words.len())];
+    (from..clause.len())
+        .take_while(|&i| !listed(JOINS, clause[i]))
+        .any(|i| {
+            let (before, w) = (clause[i - 1], clause[i]);
+            matches!(w, "is" | "are" | "has" | "have")
+                || (verbs::is_present_s(w)
+                    && !listed(OBJECT_STARTS, before)
+                    && !listed(PREPOSITIONS, before)
+                    && before != "of")
+        })
 }
 
 /// What may follow a bare object of a verb ("pick tiles for the
@@ -652,6 +673,12 @@ fn reports_the_past(first: &str) -> bool {
             i += 2;
             continue;
         }
+        if w == "did" && (starts_an_object(then) || recent) {
+            // "did" with an object is the past of "do" ("the installer
+            // did the survey"), not its auxiliary ("did not reply").
+            verb_at = Some(i);
+            break;
+        }
         if listed(NOT_A_PAST_VERB, w) || listed(OBJECT_STARTS, w) {
             break;
         }
@@ -665,6 +692,12 @@ fn reports_the_past(first: &str) -> bool {
     }
     verb_at.is_some_and(|i| {
         let next = word(i + 1);
+        // A past before a preposition that a present verb follows is a
+        // participle inside the subject: "gouache mixed with gum arabic
+        // flows better" tells how things are.
+        if listed(PREPOSITIONS, next) && present_verb_after(first, &words, i + 2) {
+            return false;
+        }
         // A past that is only ever one, on a day named, reports whatever
         // follows it: "the vet gave Bean her first jab this morning".
         (recent && past_form(word(i)) == Some(Past::Clear))
@@ -1879,6 +1912,26 @@ mod tests {
             ("Knee started hurting at 10 km", Kind::Event),
             ("Repot the chillies into bigger pots", Kind::Task),
             ("Dinner the other night was lovely", Kind::Note),
+            (
+                "Half the street addresses near the house come back with the wrong coordinates",
+                Kind::Note,
+            ),
+            ("Such a relief that the boiler works again", Kind::Note),
+            ("The third installer did the heat loss survey", Kind::Event),
+            ("The plumber did not reply", Kind::Note),
+            (
+                "Gouache mixed with gum arabic flows better than ink",
+                Kind::Note,
+            ),
+            ("The vet came by with the results", Kind::Event),
+            (
+                "The builder started on the stairs and the hole is cut",
+                Kind::Event,
+            ),
+            (
+                "Nine people came to Priya's and we ran out of chairs",
+                Kind::Event,
+            ),
             ("Dad's scan showed nothing new", Kind::Event),
             ("The survey found no damp in the walls", Kind::Event),
             ("Rent goes up by 4% from January", Kind::Note),
