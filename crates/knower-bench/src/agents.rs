@@ -197,6 +197,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: written after sequence32 was read, before round twenty-four, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence34/sequence34.tsv",
+            "held out: written after round twenty-four, run once on its rules, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
