@@ -1066,6 +1066,38 @@ fn routed_without_and_with_a_model(
     (words_only, decision)
 }
 
+/// Of several projects whose notes share words of a note, the one that
+/// holds a word that is not an everyday one is the note's when the others
+/// hold only everyday words: "house" is the garden's too, "Postgres" is
+/// atlas's alone. Two projects with words of their own stay a question.
+#[test]
+fn a_rare_word_outweighs_everyday_words_other_projects_hold() {
+    let fx = Fixture::new();
+    let text = "The Postgres dump has the wrong house numbers";
+    let decision = knower_agents::route(&fx.vault, &fx.index, text).unwrap();
+    assert_eq!(
+        decision.destination.as_deref(),
+        Some("projects/atlas/state.md"),
+        "{}",
+        decision.reasoning
+    );
+    assert!(
+        decision.reasoning.contains(
+            "Filed in atlas: other projects' notes share only everyday words of it, and atlas's hold postgr"
+        ),
+        "{}",
+        decision.reasoning
+    );
+    assert!(
+        (0.6..0.7).contains(&decision.confidence),
+        "{}",
+        decision.confidence
+    );
+    let both = "The Postgres dump has the compost numbers";
+    let asked = knower_agents::route(&fx.vault, &fx.index, both).unwrap();
+    assert_eq!(asked.destination, None, "{}", asked.reasoning);
+}
+
 /// An everyday word is a weak tie: the garden's notes say "house", which
 /// makes neither "Renew the house insurance" its task (an errand, for the
 /// global list) nor a note on the thesis its news when the meaning leans

@@ -1190,15 +1190,27 @@ fn coverage(held: &[String], words: &[String]) -> f32 {
     held.len() as f32 / words.len() as f32
 }
 
-/// The one project whose notes hold words of the note, when no other
-/// project's do, with the words it holds.
-fn sole_holder(holdings: &[(String, Vec<String>)]) -> Option<(&str, &[String])> {
-    let mut holders = holdings.iter().filter(|(_, held)| !held.is_empty());
-    let (project, held) = holders.next()?;
-    holders
-        .next()
-        .is_none()
-        .then_some((project.as_str(), held.as_slice()))
+/// The one project whose notes hold words of the note, with the words it
+/// holds: the only one that holds any, or else the only one that holds
+/// a word that is not an everyday one, the others holding only everyday
+/// words (`true` then). "Weigh her every week during hibernation" is the
+/// tortoise's, whatever project also says "every".
+fn sole_holder(holdings: &[(String, Vec<String>)]) -> Option<(&str, &[String], bool)> {
+    let holders: Vec<_> = holdings
+        .iter()
+        .filter(|(_, held)| !held.is_empty())
+        .collect();
+    if let [(project, held)] = holders[..] {
+        return Some((project, held, false));
+    }
+    let uncommon: Vec<_> = holders
+        .into_iter()
+        .filter(|(_, held)| held.iter().any(|w| !super::common::is_common(w)))
+        .collect();
+    match uncommon[..] {
+        [(project, held)] => Some((project, held, true)),
+        _ => None,
+    }
 }
 
 /// How sure a note's filing may be at most: its file (`state.md`) is where
@@ -1622,7 +1634,7 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
     // One project alone holds words of the note (a distinctive word such
     // as "NAS", "tiler" or "restic" that no other project's notes use),
     // and the meaning, when known, does not point elsewhere.
-    if let Some((best, held)) = sole_holder(&holdings) {
+    if let Some((best, held, others_common)) = sole_holder(&holdings) {
         let listed_held = held.join(", ");
         // Everyday words are weak ties: a project's notes that say "home"
         // or "water" do not make "Renew the home insurance" or "Pay the
@@ -1658,7 +1670,12 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         }
         let confidence = SOLE_HOLDER_CONFIDENCE + if held.len() >= 2 { 0.05 } else { 0.0 };
         why.push(format!(
-            "Filed in {best}: no other project's notes share any of its words, and {best}'s hold {listed_held}."
+            "Filed in {best}: {}, and {best}'s hold {listed_held}.",
+            if others_common {
+                "other projects' notes share only everyday words of it"
+            } else {
+                "no other project's notes share any of its words"
+            }
         ));
         return Ok(decided(best, confidence, why));
     }
