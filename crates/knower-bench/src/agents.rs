@@ -21,7 +21,10 @@ const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/routing");
 pub fn run(args: &[String]) -> Result<(), String> {
     let notes: usize = option(args, "--notes", 1000)?;
     let updates: usize = option(args, "--updates", 60)?;
-    let verbose = args.iter().any(|a| a == "--verbose");
+    // `--verbose` prints each miss with its reasoning; `--every`, each
+    // decision (a right one as well), for studying what a rule would change.
+    let every = args.iter().any(|a| a == "--every");
+    let verbose = every || args.iter().any(|a| a == "--verbose");
     // `--sets notes,sequence4`: only the sets whose file names hold one of
     // these (a set still held out is then not shown by accident).
     let only: String = option(args, "--sets", String::new())?;
@@ -206,7 +209,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
         let decided = routing(file, run)?;
-        report(file, about, &decided, verbose);
+        report(file, about, &decided, verbose, every);
     }
     kinds(
         "kinds.tsv",
@@ -370,7 +373,7 @@ fn routing(file: &str, run: Run) -> Result<Vec<Decided>, String> {
     Ok(decided)
 }
 
-fn report(file: &str, about: &str, decided: &[Decided], verbose: bool) {
+fn report(file: &str, about: &str, decided: &[Decided], verbose: bool, every: bool) {
     let n = decided.len();
     let count = |f: &dyn Fn(&Decided) -> bool| decided.iter().filter(|d| f(d)).count();
     let correct = count(&|d| d.got == d.label);
@@ -434,11 +437,15 @@ fn report(file: &str, about: &str, decided: &[Decided], verbose: bool) {
     }
     if verbose {
         println!();
-        let all = std::env::var("ALLDEC").is_ok();
-        for d in decided.iter().filter(|d| all || d.got != d.label) {
+        for d in decided.iter().filter(|d| every || d.got != d.label) {
             println!(
-                "MISS {:<32} got {:<32} {:.2} {}\n     {}",
-                d.label, d.got, d.confidence, d.text, d.reasoning
+                "{} {:<32} got {:<32} {:.2} {}\n     {}",
+                if d.got == d.label { "HIT " } else { "MISS" },
+                d.label,
+                d.got,
+                d.confidence,
+                d.text,
+                d.reasoning
             );
         }
     }
