@@ -1130,6 +1130,37 @@ fn a_common_word_one_project_holds_is_a_weak_tie() {
         own.reasoning
     );
 
+    // Nor does a word of an errand told in two: a golf project's notes
+    // say "driving", which is no tie to a driving licence.
+    let author = Author::new("test", "golf");
+    let golf = "# Golf\n\nLessons with the club pro and an hour at the driving range each week.\n";
+    fx.vault
+        .write("projects/golf/description.md", golf, &author)
+        .unwrap();
+    fx.index.catch_up(&mut |_, _| {}).unwrap();
+    let licence = knower_agents::route(&fx.vault, &fx.index, "Renew my driving licence").unwrap();
+    assert_eq!(
+        licence.destination.as_deref(),
+        Some("tasks.md"),
+        "{}",
+        licence.reasoning
+    );
+    assert!(
+        licence.reasoning.contains(
+            "and the errand's own (drive); “driving licence” makes it an everyday errand"
+        ),
+        "{}",
+        licence.reasoning
+    );
+    let range =
+        knower_agents::route(&fx.vault, &fx.index, "Book a bay at the driving range").unwrap();
+    assert_eq!(
+        range.destination.as_deref(),
+        Some("projects/golf/tasks.md"),
+        "{}",
+        range.reasoning
+    );
+
     let text = "Writing up the results section took half the night";
     let (words_only, decision) = routed_without_and_with_a_model(text);
     assert_eq!(

@@ -1638,14 +1638,25 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         let listed_held = held.join(", ");
         // Everyday words are weak ties: a project's notes that say "home"
         // or "water" do not make "Renew the home insurance" or "Pay the
-        // water bill" its task, when the task reads as an errand.
+        // water bill" its task, when the task reads as an errand. Nor do
+        // the words of an errand told in two ("driving licence"): a golf
+        // project's "driving" is not "Renew my driving licence".
         let only_common = held.iter().all(|w| super::common::is_common(w));
-        let errand = (only_common && kind == Kind::Task)
+        let errand = (kind == Kind::Task)
             .then(|| super::errands::everyday_word(&lower, &words))
-            .flatten();
+            .flatten()
+            .filter(|errand| {
+                let phrase = super::whole_words(errand);
+                only_common || (errand.contains(' ') && held.iter().all(|w| phrase.contains(w)))
+            });
         if let Some(word) = errand {
+            let tie = if only_common {
+                "an everyday one"
+            } else {
+                "the errand's own"
+            };
             why.push(format!(
-                "Only {best}'s notes share a word of it, and an everyday one ({listed_held}); “{word}” makes it an everyday errand, which goes to the global task list."
+                "Only {best}'s notes share a word of it, and {tie} ({listed_held}); “{word}” makes it an everyday errand, which goes to the global task list."
             ));
             return Ok(global("tasks.md", 0.7, why));
         }
