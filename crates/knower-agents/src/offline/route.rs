@@ -6,8 +6,9 @@
 //!    `need to`, an imperative such as `buy`, `call`, `fix`…, or any verb
 //!    of the lexicon in [`super::verbs`] before its object, a name or a
 //!    preposition: `treat the boards`, `give Tom…`, `pick tiles for…`,
-//!    `vote on April's book`; a word the lexicon does not know before a
-//!    determiner is a new verb: `repot the chillies`), but not when the
+//!    `vote on April's book`, `sow yellow rattle in…`; a word the lexicon
+//!    does not know before a determiner is a new verb: `repot the
+//!    chillies`, and so is "re" and a verb: `restring the…`), but not when the
 //!    next word makes the first a noun (`rent goes up…`); a verb whose
 //!    past is its base (`cut`, `read`, `beat`) opens one unless a time
 //!    behind or a past clause follows (`cut the hedge yesterday`), and
@@ -276,7 +277,19 @@ fn is_imperative_verb(word: &str) -> bool {
     let base = verbs::is_base(word)
         && !listed(STATING_VERBS, word)
         && verbs::past(word) != Some(Past::Ambiguous);
-    base || listed(MORE_IMPERATIVES, word)
+    base || listed(MORE_IMPERATIVES, word) || done_again(word)
+}
+
+/// A verb the lexicon does not list, made of "re" and a verb it does:
+/// "restring", "rehang", "reseal" (whose "-ing" or "-s" endings would
+/// otherwise read as a gerund's or a plural's).
+fn done_again(word: &str) -> bool {
+    word.strip_prefix("re").is_some_and(|verb| {
+        verb.len() >= 3
+            && verbs::is_base(verb)
+            && !listed(STATING_VERBS, verb)
+            && !verbs::knows(word)
+    })
 }
 
 /// What follows an imperative verb when it asks for a task: its
@@ -409,17 +422,43 @@ const AFTER_A_BARE_OBJECT: &str = "for to and from with before";
 /// requests from the client are piling up").
 fn bare_object(first: &str, words: &[&str]) -> bool {
     let clause_words = first_clause_len(first);
+    let plain_noun = |word: &&str| {
+        word.len() > 2
+            && word.chars().all(char::is_alphabetic)
+            && past_form(word).is_none()
+            && !listed(NOT_A_PAST_VERB, word)
+    };
     let (Some(noun), Some(then)) = (words.get(1), words.get(2)) else {
         return false;
     };
-    clause_words >= 3
-        && noun.len() > 2
-        && noun.chars().all(char::is_alphabetic)
-        && past_form(noun).is_none()
-        && !listed(NOT_A_PAST_VERB, noun)
+    if clause_words >= 3
+        && plain_noun(noun)
         && (listed(AFTER_A_BARE_OBJECT, then) || is_number(then))
         && !has_a_verb(first, words, 3, false)
+    {
+        return true;
+    }
+    // Two words, a noun and the one it qualifies, then a place: "sow
+    // yellow rattle in the meadow", "planted broad beans in the bed".
+    let Some(after) = words.get(3) else {
+        return false;
+    };
+    clause_words >= 4
+        && plain_noun(noun)
+        && plain_noun(then)
+        // A verb's present after a noun makes the two a subject and its
+        // verb: "paint colour changes in…", "fish stocks rise in…".
+        && !verbs::is_present_s(then)
+        && !(noun.ends_with('s') && verbs::is_base(then))
+        && (listed(AFTER_A_BARE_OBJECT, after) || listed(PLACES_AFTER_AN_OBJECT, after))
+        // Any verb after them, a present too, makes them its subject:
+        // "inverted index compression with WAND gives…".
+        && !has_a_verb(first, words, 4, true)
 }
+
+/// Where a two-word bare object may be put ("…in the meadow", "…on the
+/// shelf"), beside [`AFTER_A_BARE_OBJECT`].
+const PLACES_AFTER_AN_OBJECT: &str = "in on into onto under behind";
 
 /// Times that only ever lie behind ("…yesterday", "…two days ago"), unlike
 /// those of [`PAST_TIMES`] a plan may name too ("…on Tuesday").
@@ -1985,6 +2024,23 @@ mod tests {
             ("Lunch with Sam was lovely", Kind::Note),
             ("Rest for two days helps the knee", Kind::Note),
             ("Blackout the bathroom window with card", Kind::Task),
+            // "re" and a verb is a verb, whatever its ending looks like.
+            ("Restring the mandolin with lighter strings", Kind::Task),
+            ("Rehang the kitchen door", Kind::Task),
+            ("Restrings take about an hour", Kind::Note),
+            ("Result: the glaze crazed", Kind::Note),
+            // A bare object of two words, then a place.
+            ("Sow yellow rattle in the meadow patch", Kind::Task),
+            ("Planted broad beans in the raised bed", Kind::Event),
+            ("Keep spare batteries in the shed", Kind::Task),
+            // (A second word that may be a verb's present is one.)
+            ("Fish stocks rise in the spring", Kind::Note),
+            ("Feed bowls live under the sink", Kind::Note),
+            (
+                "Inverted index compression with WAND gives a speedup",
+                Kind::Note,
+            ),
+            ("Cycle lanes in the city are safer now", Kind::Note),
             ("Maybe the plumber is right about the pipe", Kind::Note),
             ("Tomorrow the builders start on the roof", Kind::Note),
             ("Hopefully the frost holds off", Kind::Note),
