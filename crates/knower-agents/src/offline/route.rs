@@ -419,10 +419,11 @@ const AFTER_A_BARE_OBJECT: &str = "for to and from with before";
 /// that is no verb's past, then [`AFTER_A_BARE_OBJECT`] or a number
 /// ("episode 13", "chapter 4"), and no verb after them in
 /// the clause, which would make the two words a subject instead ("change
-/// requests from the client are piling up").
+/// requests from the client are piling up"); or two such words before a
+/// place as well ("sow yellow rattle in the meadow").
 fn bare_object(first: &str, words: &[&str]) -> bool {
     let clause_words = first_clause_len(first);
-    let plain_noun = |word: &&str| {
+    let object_word = |word: &&str| {
         word.len() > 2
             && word.chars().all(char::is_alphabetic)
             && past_form(word).is_none()
@@ -432,7 +433,7 @@ fn bare_object(first: &str, words: &[&str]) -> bool {
         return false;
     };
     if clause_words >= 3
-        && plain_noun(noun)
+        && object_word(noun)
         && (listed(AFTER_A_BARE_OBJECT, then) || is_number(then))
         && !has_a_verb(first, words, 3, false)
     {
@@ -444,8 +445,8 @@ fn bare_object(first: &str, words: &[&str]) -> bool {
         return false;
     };
     clause_words >= 4
-        && plain_noun(noun)
-        && plain_noun(then)
+        && object_word(noun)
+        && object_word(then)
         // A verb's present after a noun makes the two a subject and its
         // verb: "paint colour changes in…", "fish stocks rise in…".
         && !verbs::is_present_s(then)
@@ -2033,7 +2034,7 @@ mod tests {
             ("Sow yellow rattle in the meadow patch", Kind::Task),
             ("Planted broad beans in the raised bed", Kind::Event),
             ("Keep spare batteries in the shed", Kind::Task),
-            // (A second word that may be a verb's present is one.)
+            // (A verb after a noun makes the two its subject.)
             ("Fish stocks rise in the spring", Kind::Note),
             ("Feed bowls live under the sink", Kind::Note),
             (
