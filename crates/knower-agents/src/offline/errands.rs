@@ -100,7 +100,36 @@ pub(super) fn everyday_word(lower: &str, words: &[String]) -> Option<String> {
     }
     words
         .iter()
+        .filter(|w| !only_as_a_verb(lower, w))
         .find_map(|w| stems.get(w).map(|word| (*word).to_string()))
+}
+
+/// Words after which a verb's form is that verb, its subject before it.
+const SUBJECTS: &[&str] = &[
+    "one", "it", "he", "she", "they", "that", "this", "which", "who",
+];
+
+/// Whether every word of `lower` that `stem` stands for is a verb after its
+/// subject: "the wooden one tires my wrist" says nothing of tyres, though
+/// the analyzer spells both "tire".
+fn only_as_a_verb(lower: &str, stem: &str) -> bool {
+    let tokens: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|t| !t.is_empty())
+        .collect();
+    let mut found = false;
+    for (i, token) in tokens.iter().enumerate() {
+        if !super::whole_words(token).iter().any(|w| w == stem) {
+            continue;
+        }
+        found = true;
+        let verb = super::verbs::is_present_s(token) || super::verbs::past(token).is_some();
+        let after_a_subject = i > 0 && SUBJECTS.contains(&tokens[i - 1]);
+        if !(verb && after_a_subject) {
+            return false;
+        }
+    }
+    found
 }
 
 #[cfg(test)]
@@ -137,5 +166,16 @@ mod tests {
         );
         // A word inside another is not the word: "cards" in "scorecards".
         assert_eq!(errand("Print the scorecards for Saturday"), None);
+        // A verb is no errand's noun, though the analyzer spells "tires"
+        // and "tyres" alike.
+        assert_eq!(
+            errand("Order a lighter paddle, the wooden one tires my wrist"),
+            None
+        );
+        assert_eq!(errand("Get the tires checked").as_deref(), Some("tyre"));
+        assert_eq!(
+            errand("Check the tyres, one tires fast").as_deref(),
+            Some("tyre")
+        );
     }
 }
