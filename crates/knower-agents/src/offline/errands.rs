@@ -100,8 +100,10 @@ pub(super) fn everyday_word(lower: &str, words: &[String]) -> Option<String> {
     }
     words
         .iter()
-        .filter(|w| !only_as_a_verb(lower, w))
-        .find_map(|w| stems.get(w).map(|word| (*word).to_string()))
+        .filter_map(|w| Some((w, stems.get(w)?)))
+        // (Checked for the errand's words only: it reads the whole text.)
+        .find(|(w, _)| !only_as_a_verb(lower, w))
+        .map(|(_, word)| (*word).to_string())
 }
 
 /// Words after which a verb's form is that verb, its subject before it.
