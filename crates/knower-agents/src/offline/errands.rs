@@ -115,10 +115,7 @@ const SUBJECTS: &[&str] = &[
 /// subject: "the wooden one tires my wrist" says nothing of tyres, though
 /// the analyzer spells both "tire".
 fn only_as_a_verb(lower: &str, stem: &str) -> bool {
-    let tokens: Vec<&str> = lower
-        .split(|c: char| !c.is_alphanumeric() && c != '\'')
-        .filter(|t| !t.is_empty())
-        .collect();
+    let tokens: Vec<&str> = super::route::plain_words(lower).collect();
     let mut found = false;
     for (i, token) in tokens.iter().enumerate() {
         if !super::whole_words(token).iter().any(|w| w == stem) {

@@ -524,7 +524,7 @@ fn doubtful_kind(text: &str, kind: Kind) -> Option<String> {
 
 /// The words of `text`: letters, digits and apostrophes, and a hyphenated
 /// word whole ("turned-down" is one adjective, not a past and a particle).
-fn plain_words(text: &str) -> impl Iterator<Item = &str> {
+pub(super) fn plain_words(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-')
         .filter(|w| !w.is_empty())
 }
