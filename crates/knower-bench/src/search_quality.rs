@@ -47,7 +47,7 @@ pub(crate) fn variants(plan: &Plan) -> Vec<(String, Mode, Fusions)> {
                 bm25_weight: 0.7,
             }),
         ));
-        for w in [0.5, 0.6, 0.7] {
+        for w in [0.4, 0.5, 0.6, 0.7] {
             for floor in [0.0, 0.2] {
                 v.push((
                     format!("deep, scores bm25 {w} floor {floor}"),

@@ -1,4 +1,4 @@
-//! Sentence embeddings on the CPU with candle: a BERT-family
+//! Sentence embeddings on the CPU with candle: a BERT-family or MPNet
 //! sentence-transformers model (all-MiniLM-L6-v2 by default), pooled as
 //! its folder says (the mean of the tokens, or the first token for models
 //! such as bge and arctic-embed) and L2-normalised, so a dot product is the

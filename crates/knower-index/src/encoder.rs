@@ -22,12 +22,19 @@
 //!
 //! Hidden states are kept as one `(tokens, width)` matrix for the batch;
 //! only attention looks at them per text and head.
+//!
+//! Two families of checkpoints load: BERT's, and MPNet's
+//! (`all-mpnet-base-v2`), which is BERT's layer under other weight names
+//! with no segment embedding, positions counted from after its padding
+//! id, and a learned bias on every attention score for the bucketed
+//! distance between the two tokens (T5's buckets). The bias is added in
+//! the masked softmax's pass.
 
 use candle_core::{CpuStorage, Device, InplaceOp1, InplaceOp2, Layout, Module, Result, Tensor};
 use candle_nn::VarBuilder;
 use serde::Deserialize;
 
-/// The parts of a BERT `config.json` the encoder reads.
+/// The parts of a BERT or MPNet `config.json` the encoder reads.
 #[derive(Clone, Debug, Deserialize)]
 pub struct Config {
     pub vocab_size: usize,
@@ -48,6 +55,12 @@ pub struct Config {
     pub position_embedding_type: Option<String>,
     #[serde(default)]
     pub model_type: Option<String>,
+    /// MPNet's number of distance buckets for the attention bias.
+    #[serde(default)]
+    pub relative_attention_num_buckets: Option<usize>,
+    /// MPNet counts positions from after this id.
+    #[serde(default)]
+    pub pad_token_id: Option<usize>,
 }
 
 impl Config {
@@ -63,6 +76,9 @@ impl Config {
                 "position_embedding_type {kind} is not supported (absolute only)"
             ));
         }
+        if self.is_mpnet() && self.relative_attention_num_buckets.unwrap_or(0) < 2 {
+            return Err("an mpnet model needs relative_attention_num_buckets".into());
+        }
         let (width, heads) = (self.hidden_size, self.num_attention_heads);
         if heads == 0 || !width.is_multiple_of(heads) {
             return Err(format!(
@@ -70,6 +86,10 @@ impl Config {
             ));
         }
         Ok(())
+    }
+
+    fn is_mpnet(&self) -> bool {
+        self.model_type.as_deref() == Some("mpnet")
     }
 }
 
@@ -167,12 +187,70 @@ struct Layer {
     output_norm: LayerNorm,
 }
 
+/// What tells the encoder where a token is, besides its position's
+/// embedding.
+enum Positions {
+    /// BERT: token type 0's embedding is added to every token (every text
+    /// is a single segment); positions count from 0.
+    Bert { segment: Tensor },
+    /// MPNet: positions count from `first`; attention scores get a bias
+    /// per head for the bucketed distance between the two tokens.
+    MpNet { first: usize, bias: RelativeBias },
+}
+
+/// A learned bias per head and distance bucket, `(buckets, heads)`.
+struct RelativeBias {
+    table: Vec<f32>,
+    buckets: usize,
+    heads: usize,
+}
+
+/// The farthest distance MPNet tells apart; beyond it, one bucket.
+const MPNET_MAX_DISTANCE: usize = 128;
+
+impl RelativeBias {
+    /// The bias `(heads, length, length)` for texts of `length` tokens:
+    /// the same for every text, as it depends on positions only.
+    fn for_length(&self, length: usize) -> Vec<f32> {
+        let mut bias = vec![0f32; self.heads * length * length];
+        for q in 0..length {
+            for k in 0..length {
+                let bucket = relative_bucket(q as i64 - k as i64, self.buckets);
+                for h in 0..self.heads {
+                    bias[(h * length + q) * length + k] = self.table[bucket * self.heads + h];
+                }
+            }
+        }
+        bias
+    }
+}
+
+/// The bucket of a query's distance to a key (`query − key`), as MPNet
+/// and T5 compute it: half the buckets for keys after the query, half for
+/// before; within each, exact distances up to a quarter of the buckets,
+/// then logarithmically wider ones up to [`MPNET_MAX_DISTANCE`]. In f32,
+/// as the reference computes it, so a boundary falls where it does there.
+fn relative_bucket(distance: i64, buckets: usize) -> usize {
+    let half = buckets / 2;
+    let mut bucket = if distance < 0 { half } else { 0 };
+    let n = distance.unsigned_abs() as usize;
+    let exact = half / 2;
+    if n < exact {
+        bucket += n;
+    } else {
+        let spread = ((n as f32 / exact as f32).ln()
+            / ((MPNET_MAX_DISTANCE as f64 / exact as f64).ln() as f32)
+            * (half - exact) as f32) as usize;
+        bucket += (exact + spread).min(half - 1);
+    }
+    bucket
+}
+
 /// A loaded encoder: token ids in, one hidden state per token out.
 pub struct Encoder {
     words: Tensor,
     positions: Tensor,
-    /// Token type 0's embedding: every text is a single segment.
-    segment: Tensor,
+    kind: Positions,
     embedding_norm: LayerNorm,
     layers: Vec<Layer>,
     heads: usize,
@@ -182,8 +260,9 @@ pub struct Encoder {
 }
 
 impl Encoder {
-    /// Loads the weights a `BertModel` checkpoint holds, at the top level
-    /// or under its `model_type` (`bert.`), as exported checkpoints vary.
+    /// Loads the weights a `BertModel` (or `MPNetModel`) checkpoint holds,
+    /// at the top level or under its `model_type` (`bert.`), as exported
+    /// checkpoints vary.
     pub fn load(vb: VarBuilder, config: &Config) -> Result<Encoder> {
         config.check().map_err(candle_core::Error::msg)?;
         match Encoder::load_at(&vb, config) {
@@ -201,15 +280,30 @@ impl Encoder {
         let head_width = width / heads;
         let eps = config.layer_norm_eps;
         let e = vb.pp("embeddings");
-        let types = e.get(
-            (config.type_vocab_size, width),
-            "token_type_embeddings.weight",
-        )?;
+        // The two families name the same attention weights differently.
+        let (query, key, value, attention_out, attention_norm) = if config.is_mpnet() {
+            let a = "attention.attn";
+            (
+                format!("{a}.q"),
+                format!("{a}.k"),
+                format!("{a}.v"),
+                format!("{a}.o"),
+                "attention.LayerNorm".to_string(),
+            )
+        } else {
+            let a = "attention.self";
+            (
+                format!("{a}.query"),
+                format!("{a}.key"),
+                format!("{a}.value"),
+                "attention.output.dense".to_string(),
+                "attention.output.LayerNorm".to_string(),
+            )
+        };
         let mut layers = Vec::with_capacity(config.num_hidden_layers);
         for i in 0..config.num_hidden_layers {
             let l = vb.pp(format!("encoder.layer.{i}"));
             let part = |name: &str| -> Result<(Tensor, Tensor)> {
-                let name = format!("attention.self.{name}");
                 Ok((
                     l.get((width, width), &format!("{name}.weight"))?,
                     l.get(width, &format!("{name}.bias"))?,
@@ -217,9 +311,9 @@ impl Encoder {
             };
             // The scale of the scores, folded into the query.
             let scale = 1.0 / (head_width as f64).sqrt();
-            let (qw, qb) = part("query")?;
-            let (kw, kb) = part("key")?;
-            let (vw, vb_) = part("value")?;
+            let (qw, qb) = part(&query)?;
+            let (kw, kb) = part(&key)?;
+            let (vw, vb_) = part(&value)?;
             let qkv = Linear::from_parts(
                 Tensor::cat(&[&(qw * scale)?, &kw, &vw], 0)?,
                 Tensor::cat(&[&(qb * scale)?, &kb, &vb_], 0)?,
@@ -227,20 +321,44 @@ impl Encoder {
             let up = Linear::load(&l, "intermediate.dense", width, config.intermediate_size)?;
             layers.push(Layer {
                 qkv,
-                attention_out: Linear::load(&l, "attention.output.dense", width, width)?,
-                attention_norm: LayerNorm::load(&l, "attention.output.LayerNorm", width, eps)?,
+                attention_out: Linear::load(&l, &attention_out, width, width)?,
+                attention_norm: LayerNorm::load(&l, &attention_norm, width, eps)?,
                 up,
                 down: Linear::load(&l, "output.dense", config.intermediate_size, width)?,
                 output_norm: LayerNorm::load(&l, "output.LayerNorm", width, eps)?,
             });
         }
+        let kind = match config.relative_attention_num_buckets {
+            Some(buckets) if config.is_mpnet() => {
+                let table = vb
+                    .get((buckets, heads), "encoder.relative_attention_bias.weight")?
+                    .flatten_all()?
+                    .to_vec1()?;
+                Positions::MpNet {
+                    first: config.pad_token_id.unwrap_or(1) + 1,
+                    bias: RelativeBias {
+                        table,
+                        buckets,
+                        heads,
+                    },
+                }
+            }
+            _ => Positions::Bert {
+                segment: e
+                    .get(
+                        (config.type_vocab_size, width),
+                        "token_type_embeddings.weight",
+                    )?
+                    .get(0)?,
+            },
+        };
         Ok(Encoder {
             words: e.get((config.vocab_size, width), "word_embeddings.weight")?,
             positions: e.get(
                 (config.max_position_embeddings, width),
                 "position_embeddings.weight",
             )?,
-            segment: types.get(0)?,
+            kind,
             embedding_norm: LayerNorm::load(&e, "LayerNorm", width, eps)?,
             layers,
             heads,
@@ -259,22 +377,30 @@ impl Encoder {
         if length * texts != ids.len() || lengths.iter().any(|&l| l > length) {
             candle_core::bail!("{} ids do not hold {texts} texts", ids.len());
         }
-        if length > self.max_positions {
+        let first = match &self.kind {
+            Positions::Bert { .. } => 0,
+            Positions::MpNet { first, .. } => *first,
+        };
+        if first + length > self.max_positions {
             candle_core::bail!(
                 "{length} tokens are more than the model's {} positions",
-                self.max_positions
+                self.max_positions - first
             );
         }
         let ids = Tensor::from_slice(ids, ids.len(), device)?;
-        let positions = self.positions.narrow(0, 0, length)?.repeat((texts, 1))?;
-        let x = self
-            .words
-            .index_select(&ids, 0)?
-            .add(&positions)?
-            .broadcast_add(&self.segment)?;
+        let positions = self
+            .positions
+            .narrow(0, first, length)?
+            .repeat((texts, 1))?;
+        let mut x = self.words.index_select(&ids, 0)?.add(&positions)?;
+        let mut bias = None;
+        match &self.kind {
+            Positions::Bert { segment } => x = x.broadcast_add(segment)?,
+            Positions::MpNet { bias: table, .. } => bias = Some(table.for_length(length)),
+        }
         let mut x = self.embedding_norm.forward(&x)?;
         for layer in &self.layers {
-            x = self.layer(layer, &x, texts, length, lengths)?;
+            x = self.layer(layer, &x, texts, length, lengths, bias.as_deref())?;
         }
         Ok(x)
     }
@@ -286,6 +412,7 @@ impl Encoder {
         texts: usize,
         length: usize,
         lengths: &[usize],
+        bias: Option<&[f32]>,
     ) -> Result<Tensor> {
         let (heads, hw) = (self.heads, self.head_width);
         // (texts, length, 3, heads, hw) → three (texts, heads, length, hw).
@@ -301,7 +428,11 @@ impl Encoder {
         };
         let (q, k, v) = (part(0)?, part(1)?, part(2)?);
         let weights = q.matmul(&k.t()?)?;
-        weights.inplace_op1(&MaskedSoftmax { lengths, heads })?;
+        weights.inplace_op1(&MaskedSoftmax {
+            lengths,
+            heads,
+            bias,
+        })?;
         let mixed = weights
             .matmul(&v)?
             .transpose(1, 2)?
@@ -411,10 +542,12 @@ fn at_widest_vectors<R>(work: impl FnOnce() -> R) -> R {
 
 /// Softmax over the last dimension of `(texts, heads, length, length)`
 /// scores, in place, where keys past a text's own length are padding:
-/// they get weight 0, in the same pass.
+/// they get weight 0, in the same pass. A bias `(heads, length, length)`,
+/// if any, is added to every text's scores first.
 struct MaskedSoftmax<'a> {
     lengths: &'a [usize],
     heads: usize,
+    bias: Option<&'a [f32]>,
 }
 
 impl InplaceOp1 for MaskedSoftmax<'_> {
@@ -424,7 +557,11 @@ impl InplaceOp1 for MaskedSoftmax<'_> {
 
     fn cpu_fwd(&self, storage: &mut CpuStorage, layout: &Layout) -> Result<()> {
         let (texts, heads, rows, length) = layout.shape().dims4()?;
-        if texts != self.lengths.len() || heads != self.heads || rows != length {
+        if texts != self.lengths.len()
+            || heads != self.heads
+            || rows != length
+            || self.bias.is_some_and(|b| b.len() != heads * rows * length)
+        {
             candle_core::bail!("masked-softmax: scores of shape {:?}", layout.shape());
         }
         let scores = contiguous_f32(self.name(), storage, layout)?;
@@ -434,6 +571,13 @@ impl InplaceOp1 for MaskedSoftmax<'_> {
                 for (i, row) in scores.chunks_exact_mut(length).enumerate() {
                     let real = self.lengths[i / (heads * rows)].clamp(1, length);
                     let (row, padding) = row.split_at_mut(real);
+                    if let Some(bias) = self.bias {
+                        // Row i is (text, head, query); the bias has no text.
+                        let at = (i % (heads * rows)) * length;
+                        for (s, b) in row.iter_mut().zip(&bias[at..at + real]) {
+                            *s += b;
+                        }
+                    }
                     softmax(row);
                     padding.fill(0.0);
                 }
@@ -677,6 +821,80 @@ mod tests {
         assert!(exp_below_zero(-200.0) < 1e-37);
     }
 
+    /// The buckets of `transformers`' `MPNetEncoder.relative_position_bucket`
+    /// for every distance from −300 to 300, as runs: `(from, bucket)`
+    /// holds until the next run starts. Printed by the reference (torch,
+    /// float32), so the logarithmic boundaries (16, 32, 64) fall alike.
+    #[test]
+    fn distance_buckets_are_the_reference_s() {
+        let runs: [(i64, usize); 31] = [
+            (-300, 31),
+            (-90, 30),
+            (-63, 29),
+            (-45, 28),
+            (-31, 27),
+            (-22, 26),
+            (-15, 25),
+            (-11, 24),
+            (-7, 23),
+            (-6, 22),
+            (-5, 21),
+            (-4, 20),
+            (-3, 19),
+            (-2, 18),
+            (-1, 17),
+            (0, 0),
+            (1, 1),
+            (2, 2),
+            (3, 3),
+            (4, 4),
+            (5, 5),
+            (6, 6),
+            (7, 7),
+            (8, 8),
+            (12, 9),
+            (16, 10),
+            (23, 11),
+            (32, 12),
+            (46, 13),
+            (64, 14),
+            (91, 15),
+        ];
+        for distance in -300i64..=300 {
+            let want = runs
+                .iter()
+                .rev()
+                .find(|(from, _)| *from <= distance)
+                .unwrap()
+                .1;
+            assert_eq!(relative_bucket(distance, 32), want, "distance {distance}");
+        }
+    }
+
+    #[test]
+    fn a_bias_is_added_to_each_text_s_scores_before_the_softmax() {
+        // Two texts of length 2 (the second padded from 1), two heads.
+        let scores = vec![0f32; 16];
+        let bias: Vec<f32> = (0..8).map(|i| i as f32).collect();
+        let t = Tensor::from_vec(scores, (2, 2, 2, 2), &Device::Cpu).unwrap();
+        t.inplace_op1(&MaskedSoftmax {
+            lengths: &[2, 1],
+            heads: 2,
+            bias: Some(&bias),
+        })
+        .unwrap();
+        let out = t.flatten_all().unwrap().to_vec1::<f32>().unwrap();
+        // Text 1: each row is softmax(b, b + 1) = (1 − σ(1), σ(1)).
+        let high = 1.0 / (1.0 + (-1f32).exp());
+        for row in out[..8].chunks(2) {
+            assert!((row[1] - high).abs() < 1e-6 && (row[0] + row[1] - 1.0).abs() < 1e-6);
+        }
+        // Text 2 has one real token: the bias does not reach padding.
+        for row in out[8..].chunks(2) {
+            assert_eq!(row, &[1.0, 0.0]);
+        }
+    }
+
     #[test]
     fn masked_softmax_ignores_padding_and_sums_to_one() {
         // Two texts of lengths 3 and 1, padded to 3; one head.
@@ -685,6 +903,7 @@ mod tests {
         t.inplace_op1(&MaskedSoftmax {
             lengths: &[3, 1],
             heads: 1,
+            bias: None,
         })
         .unwrap();
         let out = t.flatten_all().unwrap().to_vec1::<f32>().unwrap();

@@ -103,6 +103,63 @@ fn the_encoder_gives_the_reference_vectors() {
     }
 }
 
+/// all-mpnet-base-v2 (MPNet: other weight names, positions counted from
+/// after the padding id, a learned bias on attention scores by distance)
+/// gives the vectors of the reference: `sentence-transformers` 6.2 with
+/// `transformers` 5.24 and torch 2.15 on the CPU, `max_seq_length` 256,
+/// first six dimensions of each normalised vector.
+#[test]
+fn an_mpnet_model_gives_the_reference_vectors() {
+    let files = embed::locate(support::mpnet_dir().to_str().unwrap()).unwrap();
+    let embedder = Embedder::load(&files).unwrap();
+    assert_eq!(embedder.dims, 768);
+    let long = "a very long passage about gardening and tomatoes ".repeat(60);
+    let reference: [(&str, [f32; 6]); 5] = [
+        (
+            "The cat sits on the mat.",
+            [
+                -0.007165, -0.027372, -0.007667, -0.015516, 0.022858, -0.041401,
+            ],
+        ),
+        (
+            "A young cat naps on the couch.",
+            [
+                -0.021494, -0.009381, 0.015163, 0.000658, -0.002805, 0.005085,
+            ],
+        ),
+        (
+            "Quantum chromodynamics describes the strong interaction between \
+             quarks and gluons, mediated by eight gluon fields.",
+            [0.030813, -0.002831, -0.00202, 0.022285, 0.008328, -0.01184],
+        ),
+        (
+            "x",
+            [
+                -0.038303, -0.039169, 0.006454, -0.002423, -0.011778, 0.032309,
+            ],
+        ),
+        (
+            &long,
+            [0.019582, 0.045412, -0.02986, 0.035923, -0.007916, 0.010391],
+        ),
+    ];
+    let texts: Vec<&str> = reference.iter().map(|(t, _)| *t).collect();
+    // In one batch, padded to the longest: the bias must not reach padding.
+    let vectors = embedder.embed(&texts).unwrap();
+    for ((text, want), got) in reference.iter().zip(&vectors) {
+        for (g, w) in got.iter().zip(want) {
+            assert!(
+                (g - w).abs() < 2e-5,
+                "{text}: {:?} against {want:?}",
+                &got[..6]
+            );
+        }
+    }
+    // The reference's cosines: 0.5425 and −0.0243.
+    assert!((dot(&vectors[0], &vectors[1]) - 0.5425).abs() < 1e-3);
+    assert!((dot(&vectors[0], &vectors[2]) + 0.0243).abs() < 1e-3);
+}
+
 fn copy_model(to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for file in MODEL_FILES {
@@ -172,6 +229,12 @@ fn missing_or_broken_model_folders_are_clear_errors() {
     assert!(
         relative.contains("relative_key is not supported"),
         "{relative}"
+    );
+    // An MPNet config without its attention buckets.
+    let mpnet = with("\"model_type\": \"bert\"", "\"model_type\": \"mpnet\"");
+    assert!(
+        mpnet.contains("an mpnet model needs relative_attention_num_buckets"),
+        "{mpnet}"
     );
     let silu = with("\"hidden_act\": \"gelu\"", "\"hidden_act\": \"silu\"");
     assert!(
