@@ -304,11 +304,14 @@ pub(crate) fn run(work: &Path, files: usize, queries: usize, embed: usize) -> Re
         one_by_one.as_secs_f64() / batched.as_secs_f64()
     );
     let length = tokens as f64 / sample.len() as f64;
-    let achieved = per_s(tokens, batched) * encoder_flops_per_token(length) / 1e9;
+    let shape = EncoderShape::of(&model.dir)?;
+    let achieved = per_s(tokens, batched) * shape.flops_per_token(length) / 1e9;
     match cpu_peak_gflops() {
         Some((peak, how)) => println!(
-            "| embedding compute (MiniLM-L6: {:.1} MFLOP a token at this length) | {achieved:.0} GFLOP/s, {:.0}% of the f32 peak ({peak:.0} GFLOP/s: {how}) | | ≥ 50%: {} |",
-            encoder_flops_per_token(length) / 1e6,
+            "| embedding compute ({} layers of width {}: {:.1} MFLOP a token at this length) | {achieved:.0} GFLOP/s, {:.0}% of the f32 peak ({peak:.0} GFLOP/s: {how}) | | ≥ 50%: {} |",
+            shape.layers,
+            shape.width,
+            shape.flops_per_token(length) / 1e6,
             100.0 * achieved / peak,
             if achieved >= 0.5 * peak {
                 "met"
@@ -381,13 +384,46 @@ fn peak_rss_mb() -> u64 {
         .map_or(0, |kb| kb / 1024)
 }
 
-/// Floating-point operations of one token through MiniLM-L6's encoder (six
-/// layers of width 384, feed-forward 1,536) in a passage of `length`
-/// tokens: the matrix products (Q, K, V, output, two feed-forward) and the
-/// attention scores and mix. Two per multiply-add.
-fn encoder_flops_per_token(length: f64) -> f64 {
-    let (layers, d, ff) = (6.0, 384.0, 1536.0);
-    2.0 * layers * (4.0 * d * d + 2.0 * d * ff + 2.0 * length * d)
+/// The sizes of the model's encoder that its work depends on, from its
+/// `config.json` (MiniLM-L6: six layers of width 384, feed-forward 1,536;
+/// all-mpnet-base-v2: twelve of 768 and 3,072).
+struct EncoderShape {
+    layers: usize,
+    width: usize,
+    feed_forward: usize,
+}
+
+impl EncoderShape {
+    fn of(dir: &std::path::Path) -> Result<EncoderShape, String> {
+        let path = dir.join("config.json");
+        let config: serde_json::Value = std::fs::read(&path)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+            .ok_or_else(|| format!("{}: not a model configuration", path.display()))?;
+        let size = |key: &str| {
+            config[key]
+                .as_u64()
+                .map(|n| n as usize)
+                .ok_or_else(|| format!("{}: no {key}", path.display()))
+        };
+        Ok(EncoderShape {
+            layers: size("num_hidden_layers")?,
+            width: size("hidden_size")?,
+            feed_forward: size("intermediate_size")?,
+        })
+    }
+
+    /// Floating-point operations of one token in a passage of `length`
+    /// tokens: the matrix products (Q, K, V, output, two feed-forward) and
+    /// the attention scores and mix. Two per multiply-add.
+    fn flops_per_token(&self, length: f64) -> f64 {
+        let (layers, d, ff) = (
+            self.layers as f64,
+            self.width as f64,
+            self.feed_forward as f64,
+        );
+        2.0 * layers * (4.0 * d * d + 2.0 * d * ff + 2.0 * length * d)
+    }
 }
 
 /// The f32 peak of the cores this process may use, from /proc/cpuinfo:
