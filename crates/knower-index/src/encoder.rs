@@ -76,6 +76,18 @@ impl Config {
                 "position_embedding_type {kind} is not supported (absolute only)"
             ));
         }
+        // RoBERTa and XLM-R checkpoints carry BERT's weight names and would
+        // load, but count positions from after the padding id: their
+        // vectors would be silently wrong.
+        if let Some(kind) = self
+            .model_type
+            .as_deref()
+            .filter(|k| !["bert", "mpnet"].contains(k))
+        {
+            return Err(format!(
+                "model_type {kind} is not supported (bert and mpnet only)"
+            ));
+        }
         if self.is_mpnet() && self.relative_attention_num_buckets.unwrap_or(0) < 2 {
             return Err("an mpnet model needs relative_attention_num_buckets".into());
         }

@@ -230,6 +230,12 @@ fn missing_or_broken_model_folders_are_clear_errors() {
         relative.contains("relative_key is not supported"),
         "{relative}"
     );
+    // A RoBERTa checkpoint has BERT's weight names but not its positions.
+    let roberta = with("\"model_type\": \"bert\"", "\"model_type\": \"roberta\"");
+    assert!(
+        roberta.contains("model_type roberta is not supported"),
+        "{roberta}"
+    );
     // An MPNet config without its attention buckets.
     let mpnet = with("\"model_type\": \"bert\"", "\"model_type\": \"mpnet\"");
     assert!(
