@@ -294,22 +294,20 @@ impl Encoder {
         let e = vb.pp("embeddings");
         // The two families name the same attention weights differently.
         let (query, key, value, attention_out, attention_norm) = if config.is_mpnet() {
-            let a = "attention.attn";
             (
-                format!("{a}.q"),
-                format!("{a}.k"),
-                format!("{a}.v"),
-                format!("{a}.o"),
-                "attention.LayerNorm".to_string(),
+                "attention.attn.q",
+                "attention.attn.k",
+                "attention.attn.v",
+                "attention.attn.o",
+                "attention.LayerNorm",
             )
         } else {
-            let a = "attention.self";
             (
-                format!("{a}.query"),
-                format!("{a}.key"),
-                format!("{a}.value"),
-                "attention.output.dense".to_string(),
-                "attention.output.LayerNorm".to_string(),
+                "attention.self.query",
+                "attention.self.key",
+                "attention.self.value",
+                "attention.output.dense",
+                "attention.output.LayerNorm",
             )
         };
         let mut layers = Vec::with_capacity(config.num_hidden_layers);
@@ -323,9 +321,9 @@ impl Encoder {
             };
             // The scale of the scores, folded into the query.
             let scale = 1.0 / (head_width as f64).sqrt();
-            let (qw, qb) = part(&query)?;
-            let (kw, kb) = part(&key)?;
-            let (vw, vb_) = part(&value)?;
+            let (qw, qb) = part(query)?;
+            let (kw, kb) = part(key)?;
+            let (vw, vb_) = part(value)?;
             let qkv = Linear::from_parts(
                 Tensor::cat(&[&(qw * scale)?, &kw, &vw], 0)?,
                 Tensor::cat(&[&(qb * scale)?, &kb, &vb_], 0)?,
@@ -333,8 +331,8 @@ impl Encoder {
             let up = Linear::load(&l, "intermediate.dense", width, config.intermediate_size)?;
             layers.push(Layer {
                 qkv,
-                attention_out: Linear::load(&l, &attention_out, width, width)?,
-                attention_norm: LayerNorm::load(&l, &attention_norm, width, eps)?,
+                attention_out: Linear::load(&l, attention_out, width, width)?,
+                attention_norm: LayerNorm::load(&l, attention_norm, width, eps)?,
                 up,
                 down: Linear::load(&l, "output.dense", config.intermediate_size, width)?,
                 output_norm: LayerNorm::load(&l, "output.LayerNorm", width, eps)?,
