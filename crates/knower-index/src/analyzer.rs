@@ -242,7 +242,11 @@ impl<S: TokenStream> TokenStream for StemWordsStream<S> {
         let word = |c: char| c.is_alphabetic() || c == '\'' || c == '’';
         if token.position_length == 1 && token.text.chars().all(word) {
             let text = token.text.replace('’', "'");
-            let spelled = american(&text).unwrap_or(&text);
+            // The stemmer drops a possessive's "'s" itself, but the
+            // spelling is looked up without it: "the centre's shop" must
+            // meet "the centre".
+            let word = text.strip_suffix("'s").unwrap_or(&text);
+            let spelled = american(word).unwrap_or(&text);
             token.text = self.stemmer.stem(spelled).into_owned();
         }
         true
@@ -440,6 +444,8 @@ mod tests {
             ("practise the scales", "practice the scales"),
             ("Grey tyres, centre aisle", "gray tires, center aisle"),
             ("Colours", "colors"),
+            ("the centre's shop", "the center shop"),
+            ("my neighbour's mixer", "my neighbor mixer"),
         ] {
             assert_eq!(texts(british), texts(american), "{british}");
         }
