@@ -1178,3 +1178,33 @@ fn a_common_word_one_project_holds_is_a_weak_tie() {
         decision.reasoning
     );
 }
+
+/// Words each of two projects holds one of narrow the field without
+/// deciding it ("tile" is atlas's, "meeting" the thesis's); with a model,
+/// the meaning chooses between them by a lead smaller than it needs to
+/// file a note among every project. Without one, or with no lead, it is
+/// asked about.
+#[test]
+fn with_a_model_the_meaning_chooses_among_projects_that_share_its_words() {
+    let text = "Discuss the tile cache at the meeting";
+    let (words_only, decision) = routed_without_and_with_a_model(text);
+    assert_eq!(words_only.destination, None, "{}", words_only.reasoning);
+    assert_eq!(
+        decision.destination.as_deref(),
+        Some("projects/atlas/tasks.md"),
+        "{}",
+        decision.reasoning
+    );
+    assert!(
+        decision
+            .reasoning
+            .contains("Its words are shared by 2 projects (atlas's notes hold tile), and of these its meaning is closest to atlas's"),
+        "{}",
+        decision.reasoning
+    );
+    assert_eq!(decision.confidence, knower_agents::SOLE_HOLDER_CONFIDENCE);
+    // Atlas's cluster and the thesis's experiments, and no lead either way.
+    let tied = "The cluster nodes for the experiments are down";
+    let (_, asked) = routed_without_and_with_a_model(tied);
+    assert_eq!(asked.destination, None, "{}", asked.reasoning);
+}

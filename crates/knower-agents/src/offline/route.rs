@@ -50,7 +50,12 @@
 //!    **Sole holder**: when the words and the meaning do not decide, a
 //!    project whose notes alone hold any of the text's words gets it at
 //!    [`SOLE_HOLDER_CONFIDENCE`] ("NAS" in a note, only the home server's
-//!    notes say NAS) — unless the meaning points elsewhere.
+//!    notes say NAS) — unless the meaning points elsewhere. **Among
+//!    holders**: when several projects' notes each hold some of its words
+//!    and none decides, the one closest in meaning gets it at the same
+//!    confidence if it leads every other project by
+//!    [`COMMON_WORDS_MARGIN`] ("skates" is the hockey's, "session" the
+//!    falconry's: the meaning chooses between them).
 //! 5. **No project.** A preference goes to `profile.md`
 //!    ([`PROFILE_CONFIDENCE`] sure, [`PROFILE_SHARED_CONFIDENCE`] when a
 //!    project's notes hold some of its words) — unless it holds only at
@@ -858,6 +863,10 @@ const FIRST_PERSON: &[&str] = &[
     "i grew up",
     "i don't ",
     "i do not ",
+    "i can't eat ",
+    "i cannot eat ",
+    "i can't drink ",
+    "i cannot drink ",
 ];
 const EVENT_WORDS: &[&str] = &[
     "decided",
@@ -1354,10 +1363,12 @@ pub const MEANING_MIN: f32 = 0.25;
 /// clearly to another is asked about. Chosen on `notes.tsv` only, where
 /// no note outside a project came closer than 0.28 to one (BENCHMARKS.md).
 pub const MEANING_MARGIN: f32 = 0.15;
-/// The lead in meaning that outweighs a project whose notes alone hold
-/// words of the note when those words are everyday ones ("left", "run"):
-/// closest in meaning by this much, another project makes the filing a
-/// question.
+/// The lead in meaning that counts where the words tie a note only
+/// weakly: it outweighs a project whose notes alone hold words of the
+/// note when those words are everyday ones ("left", "run") — closest in
+/// meaning by this much, another project makes the filing a question —
+/// and it chooses among several projects whose notes each hold some of
+/// its words.
 pub const COMMON_WORDS_MARGIN: f32 = 0.05;
 
 pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
@@ -1730,6 +1741,27 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         ));
         return Ok(decided(best, confidence, why));
     }
+    // Several projects' notes hold words of it and none decides: the
+    // words have narrowed the field, and within it the meaning may choose
+    // by the smaller lead that outweighs everyday words, when the project
+    // it points to among them all is one of the holders ("Get my skates
+    // sharpened before Thursday's session": the hockey's notes say
+    // "skate", the falconry's "session").
+    let holding = |p: &str| holdings.iter().any(|(q, held)| q == p && !held.is_empty());
+    let held_by = holdings.iter().filter(|(_, held)| !held.is_empty()).count();
+    if let Some([(top, m1), rest @ ..]) = meant.as_deref() {
+        let (next, m2) = rest
+            .first()
+            .map_or(("none", 0.0), |(p, c)| (p.as_str(), *c));
+        if held_by >= 2 && holding(top) && m1 - m2 >= COMMON_WORDS_MARGIN {
+            let held = &holdings.iter().find(|(q, _)| q == top).expect("a holder").1;
+            why.push(format!(
+                "Its words are shared by {held_by} projects ({top}'s notes hold {}), and of these its meaning is closest to {top}'s (cosine {m1:.2}, {m2:.2} to the next, {next}). Filed in {top}.",
+                held.join(", ")
+            ));
+            return Ok(decided(top, SOLE_HOLDER_CONFIDENCE, why));
+        }
+    }
     // The answers to a question no project's words can settle: `first`,
     // then every project (the closest in meaning first when the model is
     // at hand), then the bucket.
@@ -1967,6 +1999,9 @@ mod tests {
             ("Speed matters more than size here", Kind::Note),
             ("I grew up in Porto", Kind::Preference),
             ("I don't eat fish", Kind::Preference),
+            ("I can't eat shellfish", Kind::Preference),
+            ("I cannot drink milk", Kind::Preference),
+            ("I can't find the drill bits", Kind::Note),
             ("Left the charger at the office", Kind::Event),
             ("Left for Lisbon on the early train", Kind::Event),
             ("Left shoulder is stiff after the climb", Kind::Note),
