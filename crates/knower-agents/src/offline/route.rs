@@ -680,7 +680,11 @@ fn reports_the_past(first: &str) -> bool {
         }
         Some(Past::Clear) => return true,
         Some(Past::Ambiguous) => {
+            // On a day named, with no one after it to ask about: "did
+            // stage five on Sunday" (not "did you ring them today").
+            let asks = listed(PRONOUNS, next) || next == "you";
             return subject
+                || (recent && !asks)
                 || starts_an_object(next)
                 || listed(PREPOSITIONS, next)
                 || listed(PARTICLES, next)
@@ -2121,6 +2125,9 @@ mod tests {
             ("The fundraiser raised 800 euros", Kind::Event),
             ("Did my first open-water swim", Kind::Event),
             ("Did the plumber call back?", Kind::Note),
+            ("Did stage five on Sunday, fourteen miles", Kind::Event),
+            ("Lost two kilos this month", Kind::Event),
+            ("Did you ring the garage today", Kind::Note),
             ("Label every jar with the date", Kind::Task),
             // A clause of its own after a semicolon reports on its own.
             (
