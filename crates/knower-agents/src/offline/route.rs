@@ -761,6 +761,21 @@ fn reports_the_past(first: &str) -> bool {
     })
 }
 
+/// Whether `first` names a time gone by and, after a comma or a colon,
+/// goes on with a past not written as its base (the time says which a
+/// "fell" is): a report told after a heading of its own ("Work party at
+/// Napton on Saturday, laid eight metres…", "First scrimmage last night:
+/// one assist, fell twice…").
+fn reports_after_a_heading(first: &str) -> bool {
+    let recent = PAST_TIMES.iter().any(|t| contains_words(first, t));
+    recent
+        && !first.trim_end().ends_with('?')
+        && first.split([',', ':']).skip(1).any(|clause| {
+            let verb = plain_words(clause).next().unwrap_or_default();
+            matches!(past_form(verb), Some(Past::Clear | Past::Ambiguous))
+        })
+}
+
 /// The pasts that tell when a doing began, went on or ended: followed by
 /// what was done ("knee started hurting at 10 km", "the hens stopped
 /// laying"), they report a change, never a standing fact.
@@ -1077,6 +1092,7 @@ pub fn kind_of(text: &str) -> Kind {
         // Each clause a semicolon sets apart may report on its own: "Mrs
         // Okafor says my scales are even; we moved on to the exam pieces".
         || first.split(';').any(|clause| reports_the_past(clause.trim_start()))
+        || reports_after_a_heading(first)
     {
         Kind::Event
     } else if PREFERENCE_WORDS.iter().any(|w| lower.contains(w))
@@ -2128,6 +2144,17 @@ mod tests {
             ("Did stage five on Sunday, fourteen miles", Kind::Event),
             ("Lost two kilos this month", Kind::Event),
             ("Did you ring the garage today", Kind::Note),
+            (
+                "Work party at Napton on Saturday, laid eight metres and staked it",
+                Kind::Event,
+            ),
+            (
+                "First scrimmage last night: one assist, fell twice at the blue line",
+                Kind::Event,
+            ),
+            // No time gone by, or none after the heading.
+            ("Hedge notes: laid hedges need staking", Kind::Note),
+            ("Work party on Saturday, bring gloves", Kind::Note),
             ("Label every jar with the date", Kind::Task),
             // A clause of its own after a semicolon reports on its own.
             (
