@@ -630,6 +630,9 @@ const PARTICLES: &str = "up down out off back in over";
 /// Words that start a subject ("the raffle prizes…", "our drummer…");
 /// "my" is left to the facts about the user ("my sister moved…").
 const SUBJECT_STARTS: &str = "the our his her their its this that these those a an";
+/// The prepositions that tell where a subject is ("the box *at* Low
+/// Farm…").
+const SUBJECT_PLACES: &str = "at in on near by behind";
 /// How the user names themself at the start of a fact about them.
 const THE_USER: &str = "i i'm i've i'd me my mine";
 /// Words that end a subject without a past ("the house was built…", "the
@@ -720,6 +723,15 @@ fn reports_the_past(first: &str) -> bool {
             // cousins booked…" — the subject goes on after its determiner.
             searched_up_to += 2;
             i += 2;
+            continue;
+        }
+        if listed(SUBJECT_PLACES, w) {
+            // The subject's place, up to two words after a determiner:
+            // "the box at Low Farm blew down…", "the shed on the
+            // allotment flooded…".
+            let determiner = usize::from(listed(OBJECT_STARTS, then));
+            searched_up_to = (i + determiner + 3).min(searched_up_to + 3);
+            i += 1 + determiner;
             continue;
         }
         if w == "did" && (starts_an_object(then) || recent) {
@@ -2155,6 +2167,14 @@ mod tests {
             // No time gone by, or none after the heading.
             ("Hedge notes: laid hedges need staking", Kind::Note),
             ("Work party on Saturday, bring gloves", Kind::Note),
+            // A subject's place before its past.
+            (
+                "The box at Low Farm blew down in Tuesday's storm",
+                Kind::Event,
+            ),
+            ("The shed on the allotment flooded overnight", Kind::Event),
+            ("The bench in the garden faces west", Kind::Note),
+            ("The path by the finished wall is muddy", Kind::Note),
             ("Label every jar with the date", Kind::Task),
             // A clause of its own after a semicolon reports on its own.
             (
