@@ -53,7 +53,8 @@
 //!    notes say NAS) — unless the meaning points elsewhere. **Among
 //!    holders**: when several projects' notes each hold some of its words
 //!    and none decides, the one closest in meaning gets it at the same
-//!    confidence if it leads every other project by
+//!    confidence (an everyday errand excepted) if it leads every other
+//!    project by
 //!    [`COMMON_WORDS_MARGIN`] ("skates" is the hockey's, "session" the
 //!    falconry's: the meaning chooses between them).
 //! 5. **No project.** A preference goes to `profile.md`
@@ -1779,9 +1780,12 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
     // it points to among them all is one of the holders ("Get my skates
     // sharpened before Thursday's session": the hockey's notes say
     // "skate", the falconry's "session").
+    // (Not an everyday errand: "Pay the water bill" is no project's task
+    // because two projects' notes say "water".)
     let holding = |p: &str| holdings.iter().any(|(q, held)| q == p && !held.is_empty());
     let held_by = holdings.iter().filter(|(_, held)| !held.is_empty()).count();
-    if let Some([(top, m1), rest @ ..]) = meant.as_deref() {
+    let errand = kind == Kind::Task && super::errands::everyday_word(&lower, &words).is_some();
+    if let Some([(top, m1), rest @ ..]) = meant.as_deref().filter(|_| !errand) {
         let (next, m2) = rest
             .first()
             .map_or(("none", 0.0), |(p, c)| (p.as_str(), *c));
