@@ -245,8 +245,8 @@ impl<S: TokenStream> TokenStream for StemWordsStream<S> {
             // The stemmer drops a possessive's "'s" itself, but the
             // spelling is looked up without it: "the centre's shop" must
             // meet "the centre".
-            let word = text.strip_suffix("'s").unwrap_or(&text);
-            let spelled = american(word).unwrap_or(&text);
+            let base = text.strip_suffix("'s").unwrap_or(&text);
+            let spelled = american(base).unwrap_or(&text);
             token.text = self.stemmer.stem(spelled).into_owned();
         }
         true

@@ -53,10 +53,9 @@
 //!    notes say NAS) — unless the meaning points elsewhere. **Among
 //!    holders**: when several projects' notes each hold some of its words
 //!    and none decides, the one closest in meaning gets it at the same
-//!    confidence (an everyday errand excepted) if it leads every other
-//!    project by
-//!    [`COMMON_WORDS_MARGIN`] ("skates" is the hockey's, "session" the
-//!    falconry's: the meaning chooses between them).
+//!    confidence if it leads every other project by
+//!    [`COMMON_WORDS_MARGIN`], an everyday errand excepted ("skates" is
+//!    the hockey's, "session" the falconry's: the meaning chooses).
 //! 5. **No project.** A preference goes to `profile.md`
 //!    ([`PROFILE_CONFIDENCE`] sure, [`PROFILE_SHARED_CONFIDENCE`] when a
 //!    project's notes hold some of its words) — unless it holds only at
@@ -1779,9 +1778,9 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
     // by the smaller lead that outweighs everyday words, when the project
     // it points to among them all is one of the holders ("Get my skates
     // sharpened before Thursday's session": the hockey's notes say
-    // "skate", the falconry's "session").
-    // (Not an everyday errand: "Pay the water bill" is no project's task
-    // because two projects' notes say "water".)
+    // "skate", the falconry's "session"). Not for an everyday errand:
+    // "Pay the water bill" is no project's task because two projects'
+    // notes say "water".
     let holding = |p: &str| holdings.iter().any(|(q, held)| q == p && !held.is_empty());
     let held_by = holdings.iter().filter(|(_, held)| !held.is_empty()).count();
     let errand = kind == Kind::Task && super::errands::everyday_word(&lower, &words).is_some();
