@@ -618,6 +618,10 @@ const PAST_TIMES: &[&str] = &[
     "on saturday",
     "on sunday",
 ];
+/// Whether `text` names one of the [`PAST_TIMES`].
+fn names_a_time_gone_by(text: &str) -> bool {
+    PAST_TIMES.iter().any(|t| contains_words(text, t))
+}
 /// What may follow a past tense after its subject ("the prizes arrived
 /// from…", "the car broke down", "Miso had her…", "the firm came round…",
 /// "our team came third"), beside an object or a preposition.
@@ -653,7 +657,7 @@ fn reports_the_past(first: &str) -> bool {
         // A question asks; it does not report ("did the plumber come?").
         return false;
     }
-    let recent = PAST_TIMES.iter().any(|t| contains_words(first, t));
+    let recent = names_a_time_gone_by(first);
     let subject = word(0) == "we" || word(0) == "they";
     let at = usize::from(subject);
     let (verb, next) = (word(at), word(at + 1));
@@ -779,8 +783,7 @@ fn reports_the_past(first: &str) -> bool {
 /// Napton on Saturday, laid eight metres…", "First scrimmage last night:
 /// one assist, fell twice…").
 fn reports_after_a_heading(first: &str) -> bool {
-    let recent = PAST_TIMES.iter().any(|t| contains_words(first, t));
-    recent
+    names_a_time_gone_by(first)
         && !first.trim_end().ends_with('?')
         && first.split([',', ':']).skip(1).any(|clause| {
             let verb = plain_words(clause).next().unwrap_or_default();
@@ -1781,15 +1784,19 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
     // "skate", the falconry's "session"). Not for an everyday errand:
     // "Pay the water bill" is no project's task because two projects'
     // notes say "water".
-    let holding = |p: &str| holdings.iter().any(|(q, held)| q == p && !held.is_empty());
     let held_by = holdings.iter().filter(|(_, held)| !held.is_empty()).count();
-    let errand = kind == Kind::Task && super::errands::everyday_word(&lower, &words).is_some();
-    if let Some([(top, m1), rest @ ..]) = meant.as_deref().filter(|_| !errand) {
+    if let Some([(top, m1), rest @ ..]) = meant.as_deref() {
         let (next, m2) = rest
             .first()
             .map_or(("none", 0.0), |(p, c)| (p.as_str(), *c));
-        if held_by >= 2 && holding(top) && m1 - m2 >= COMMON_WORDS_MARGIN {
-            let held = &holdings.iter().find(|(q, _)| q == top).expect("a holder").1;
+        let top_holds = holdings
+            .iter()
+            .find(|(q, held)| q == top && !held.is_empty())
+            .filter(|_| held_by >= 2 && m1 - m2 >= COMMON_WORDS_MARGIN)
+            .filter(|_| {
+                kind != Kind::Task || super::errands::everyday_word(&lower, &words).is_none()
+            });
+        if let Some((_, held)) = top_holds {
             why.push(format!(
                 "Its words are shared by {held_by} projects ({top}'s notes hold {}), and of these its meaning is closest to {top}'s (cosine {m1:.2}, {m2:.2} to the next, {next}). Filed in {top}.",
                 held.join(", ")
