@@ -260,6 +260,21 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: written after sequence44's first run was read, before the rules it led to, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence46/sequence46.tsv",
+            "held out: work projects, written after sequence45 was read and before any rule of round twenty-seven, run once on the rules of its time in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence47/sequence47.tsv",
+            "held out: a research student's work projects, written after sequence45 was read and before any rule of round twenty-seven, run once on the rules of its time in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence48/sequence48.tsv",
+            "held out: a freelancer's work and a person's own projects, written after sequence45 was read and before any rule of round twenty-seven, run once on the rules of its time in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
