@@ -1221,3 +1221,41 @@ fn with_a_model_the_meaning_chooses_among_projects_that_share_its_words() {
         asked.reasoning
     );
 }
+
+/// A task no project's words tie to, and no everyday errand, is some
+/// project's in words its notes do not use yet: with a model, the closest
+/// in meaning takes it by a small lead ("brassicas" and "pigeons" are the
+/// garden's, though no note says so), at the lowest confidence of a
+/// filing. A task the meaning cannot place either is asked about, as
+/// without a model.
+#[test]
+fn with_a_model_a_task_in_new_words_goes_to_the_closest_project() {
+    let text = "Net the brassicas against the pigeons";
+    let (words_only, decision) = routed_without_and_with_a_model(text);
+    assert_eq!(words_only.destination, None, "{}", words_only.reasoning);
+    assert_eq!(
+        decision.destination.as_deref(),
+        Some("projects/garden/tasks.md"),
+        "{}",
+        decision.reasoning
+    );
+    assert!(
+        decision.reasoning.contains(
+            "so it is likely a project's task in words its notes do not use yet: its meaning is closest to garden's notes"
+        ),
+        "{}",
+        decision.reasoning
+    );
+    assert_eq!(decision.confidence, knower_agents::SOLE_HOLDER_CONFIDENCE);
+    // A clutch cable is no closer to one project than to another.
+    let (_, asked) = routed_without_and_with_a_model("Order a new clutch cable and the gasket set");
+    assert_eq!(asked.destination, None, "{}", asked.reasoning);
+    // An everyday errand stays the global list's, whatever it means.
+    let (_, errand) = routed_without_and_with_a_model("Renew the car insurance");
+    assert_eq!(
+        errand.destination.as_deref(),
+        Some("tasks.md"),
+        "{}",
+        errand.reasoning
+    );
+}
