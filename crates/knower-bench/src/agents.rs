@@ -275,6 +275,16 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: a freelancer's work and a person's own projects, written after sequence45 was read and before any rule of round twenty-seven, run once on the rules of its time in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence49/sequence49.tsv",
+            "held out: a small company's work and a person's own project, written after round twenty-seven's rules were committed and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence50/sequence50.tsv",
+            "held out: a person's own projects and an open-source one, written after round twenty-seven's rules were committed and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
