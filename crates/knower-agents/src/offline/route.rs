@@ -434,12 +434,6 @@ const AFTER_A_BARE_OBJECT: &str = "for to and from with before";
 /// place as well ("sow yellow rattle in the meadow").
 fn bare_object(first: &str, words: &[&str]) -> bool {
     let clause_words = first_clause_len(first);
-    let object_word = |word: &&str| {
-        word.len() > 2
-            && word.chars().all(char::is_alphabetic)
-            && past_form(word).is_none()
-            && !listed(NOT_A_PAST_VERB, word)
-    };
     let (Some(noun), Some(then)) = (words.get(1), words.get(2)) else {
         return false;
     };
@@ -466,6 +460,15 @@ fn bare_object(first: &str, words: &[&str]) -> bool {
         // Any verb after them, a present too, makes them its subject:
         // "inverted index compression with WAND gives…".
         && !has_a_verb(first, words, 4, true)
+}
+
+/// A word that may be a bare object: no verb's past, no form of "be" or
+/// "have", no number.
+fn object_word(word: &&str) -> bool {
+    word.len() > 2
+        && word.chars().all(char::is_alphabetic)
+        && past_form(word).is_none()
+        && !listed(NOT_A_PAST_VERB, word)
 }
 
 /// Where a two-word bare object may be put ("…in the meadow", "…on the
@@ -657,6 +660,8 @@ const NOT_A_PAST_VERB: &str = "is are was were be been has have will would can c
 /// past ("the raffle prizes arrived from the shop", "Miso had her second
 /// vaccination").
 fn reports_the_past(first: &str) -> bool {
+    let set_apart = without_apposition(first);
+    let first = set_apart.as_deref().unwrap_or(first);
     let words: Vec<&str> = plain_words(first).collect();
     let word = |i: usize| words.get(i).copied().unwrap_or_default();
     if first.trim_end().ends_with('?') {
@@ -750,6 +755,11 @@ fn reports_the_past(first: &str) -> bool {
             verb_at = Some(i);
             break;
         }
+        // What someone says happened, happened: "the agent says the
+        // tenants reported damp…" (not "the vet says to keep him in").
+        if listed(REPORTING, w) && reports_the_past(after_word(first, w)) {
+            return true;
+        }
         if listed(NOT_A_PAST_VERB, w) || listed(OBJECT_STARTS, w) {
             break;
         }
@@ -778,9 +788,41 @@ fn reports_the_past(first: &str) -> bool {
             || listed(NUMBER_WORDS, next)
             || listed(PREPOSITIONS, next)
             || listed(AFTER_A_PAST, next)
+            // A bare object and where it was: "the tenants reported damp
+            // in the back bedroom".
+            || (object_word(&next)
+                && listed(PLACES_AFTER_AN_OBJECT, word(i + 2))
+                && !listed(SUBJECT_STARTS, word(i - 1)))
             // ("the finished painting…": after a determiner it describes.)
             || (continues_doing(word(i), next) && !listed(SUBJECT_STARTS, word(i - 1)))
     })
+}
+
+/// The verbs that pass on what someone said.
+const REPORTING: &str = "says said tells told writes wrote reckons";
+
+/// The text of `first` after `word`, one of its [`plain_words`], and a
+/// "that" opening it.
+fn after_word<'a>(first: &'a str, word: &str) -> &'a str {
+    // `word` is a slice of `first`: where it ends is where the rest begins.
+    let end = (word.as_ptr() as usize - first.as_ptr() as usize) + word.len();
+    let rest = first[end..].trim_start();
+    rest.strip_prefix("that ").unwrap_or(rest)
+}
+
+/// `first` with the name set between commas after a short subject taken
+/// out, when a past follows it: "a parent volunteer, Mr Osei, joined…" is
+/// "a parent volunteer joined…". `None` when it has none.
+fn without_apposition(first: &str) -> Option<String> {
+    let mut parts = first.splitn(3, ',');
+    let (subject, named, rest) = (parts.next()?, parts.next()?, parts.next()?);
+    let short = |part: &str| (1..=4).contains(&plain_words(part).count());
+    let verb = plain_words(rest).next()?;
+    (short(subject)
+        && short(named)
+        && !plain_words(subject).any(|w| listed(NOT_A_PAST_VERB, w) || is_past(w))
+        && is_past(verb))
+    .then(|| format!("{subject}{rest}"))
 }
 
 /// Whether `first` names a time gone by and, after a comma or a colon,
@@ -2120,6 +2162,28 @@ mod tests {
             ("the redecided field", Kind::Note),
             ("Reserve a table for four", Kind::Task),
             // A verb done again opens a task as the verb does.
+            // A name set between commas is part of the subject.
+            (
+                "A parent volunteer, Mr Osei, joined the session",
+                Kind::Event,
+            ),
+            (
+                "Our neighbour, a retired joiner, fixed the gate",
+                Kind::Event,
+            ),
+            ("Tomatoes, beans, peas and courgettes this year", Kind::Note),
+            // What someone says happened is news; what they advise is not.
+            (
+                "The agent says the tenants reported damp in the bedroom",
+                Kind::Event,
+            ),
+            (
+                "The contractor found asbestos in the ceiling void",
+                Kind::Event,
+            ),
+            ("The vet says that Bean swallowed a sock", Kind::Event),
+            ("The vet says to keep him indoors for a week", Kind::Note),
+            ("Mum says the blue one is nicer", Kind::Note),
             ("Reorder kraft envelopes before Friday", Kind::Task),
             ("Resend the invoice to the client", Kind::Task),
             ("Reread chapter two", Kind::Task),
