@@ -285,6 +285,16 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: a person's own projects and an open-source one, written after round twenty-seven's rules were committed and before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence51/sequence51.tsv",
+            "held out: work and a person's own projects, written after the kind rules of d987a7e and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence52/sequence52.tsv",
+            "held out: work and a person's own projects, written after the kind rules of d987a7e and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
