@@ -1247,6 +1247,11 @@ fn with_a_model_a_task_in_new_words_goes_to_the_closest_project() {
         decision.reasoning
     );
     assert_eq!(decision.confidence, knower_agents::SOLE_HOLDER_CONFIDENCE);
+    // One word is too little to place a task by: MiniLM puts
+    // "raspberries" alone closer to the thesis (0.23) than to the garden
+    // (0.17).
+    let (_, thin) = routed_without_and_with_a_model("Prune the raspberries");
+    assert_eq!(thin.destination, None, "{}", thin.reasoning);
     // A clutch cable is no closer to one project than to another.
     let (_, asked) = routed_without_and_with_a_model("Order a new clutch cable and the gasket set");
     assert_eq!(asked.destination, None, "{}", asked.reasoning);

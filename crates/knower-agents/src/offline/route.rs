@@ -1036,7 +1036,7 @@ const VAGUE: &str = "thing things stuff someone somebody something anyone anybod
     january february march april may june july august september october november december \
     call check do see look talk discuss ask let lets go get make think sort handle deal \
     came went got made took gave said told kept did done gone \
-    follow remind remember need needs want please maybe same like also \
+    follow remind remember need needs want please maybe same like also meant means \
     day days month months year years hour hours holiday holidays someday sometime now \
     idea ideas plan plans point points way ways part parts kind lot lots bit place list \
     item items option options question questions page pages \
@@ -1490,13 +1490,22 @@ pub const TASK_MEANING_MIN: f32 = 0.15;
 /// everyday errand, is most likely for: the closest in meaning, at
 /// [`TASK_MEANING_MIN`] or more, by the lead that counts where words tie
 /// only weakly ([`COMMON_WORDS_MARGIN`]), with its cosine, the
-/// runner-up's and the runner-up. Such a task is some project's in words
+/// runner-up's and the runner-up, when the task has two content words
+/// (`words`) or more. Such a task is some project's in words
 /// its notes do not use yet ("Plan a route for the week 5 session…" for
 /// a beginners' running group): on the read sets the closest project was
 /// the right one eleven times in thirteen at this lead, where the same
 /// lead for a note that is no task files as many vague ones as right ones
 /// (round twenty-seven, BENCHMARKS.md).
-fn task_by_meaning(meant: Option<&[(String, f32)]>) -> Option<(&str, f32, f32, &str)> {
+fn task_by_meaning<'a>(
+    meant: Option<&'a [(String, f32)]>,
+    words: &[String],
+) -> Option<(&'a str, f32, f32, &'a str)> {
+    // One word is too little for the meaning to place ("Ask them what
+    // they meant"), as one shared word is no share (`coverage`).
+    if words.len() < 2 {
+        return None;
+    }
     let [(top, m1), rest @ ..] = meant? else {
         return None;
     };
@@ -1938,7 +1947,9 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
                 Some(word) => why.push(format!(
                     "No project's notes share its words, and “{word}” makes it an everyday errand, which goes to the global task list."
                 )),
-                None if let Some((top, m1, m2, next)) = task_by_meaning(meant.as_deref()) => {
+                None if let Some((top, m1, m2, next)) =
+                    task_by_meaning(meant.as_deref(), &words) =>
+                {
                     why.push(format!(
                         "No project's notes share its words, and it does not read as an everyday errand (the car, the post, an appointment…), so it is likely a project's task in words its notes do not use yet: its meaning is closest to {top}'s notes (cosine {m1:.2}, {m2:.2} to the next, {next}). Filed in {top}."
                     ));
@@ -2130,6 +2141,12 @@ fn kind_rule(kind: Kind) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_someone_meant_says_nothing_of_what_it_is_about() {
+        assert!(content_words("Ask them what they meant").is_empty());
+        assert!(content_words("It means the same").is_empty());
+    }
 
     #[test]
     fn a_vague_word_that_names_a_project_counts_after_a_determiner() {
