@@ -805,7 +805,12 @@ const REPORTING: &str = "says said tells told writes wrote reckons";
 /// "that" opening it.
 fn after_word<'a>(first: &'a str, word: &str) -> &'a str {
     // `word` is a slice of `first`: where it ends is where the rest begins.
-    let end = (word.as_ptr() as usize - first.as_ptr() as usize) + word.len();
+    let start = (word.as_ptr() as usize).wrapping_sub(first.as_ptr() as usize);
+    debug_assert!(
+        start + word.len() <= first.len(),
+        "{word:?} is not of {first:?}"
+    );
+    let end = (start + word.len()).min(first.len());
     let rest = first[end..].trim_start();
     rest.strip_prefix("that ").unwrap_or(rest)
 }
@@ -1493,10 +1498,11 @@ pub const TASK_MEANING_MIN: f32 = 0.15;
 /// runner-up's and the runner-up, when the task has two content words
 /// (`words`) or more. Such a task is some project's in words
 /// its notes do not use yet ("Plan a route for the week 5 session…" for
-/// a beginners' running group): on the read sets the closest project was
-/// the right one eleven times in thirteen at this lead, where the same
-/// lead for a note that is no task files as many vague ones as right ones
-/// (round twenty-seven, BENCHMARKS.md).
+/// a beginners' running group): on the read sets it filed twelve tasks
+/// that were asked about before, eleven in the right project, where the
+/// same lead for a note that is no task would file nearly as many that
+/// belong in the inbox or elsewhere as rightly (round twenty-seven,
+/// BENCHMARKS.md).
 fn task_by_meaning<'a>(
     meant: Option<&'a [(String, f32)]>,
     words: &[String],
@@ -2178,7 +2184,6 @@ mod tests {
             ("The API has three endpoints", Kind::Note),
             ("the redecided field", Kind::Note),
             ("Reserve a table for four", Kind::Task),
-            // A verb done again opens a task as the verb does.
             // A name set between commas is part of the subject.
             (
                 "A parent volunteer, Mr Osei, joined the session",
@@ -2201,6 +2206,7 @@ mod tests {
             ("The vet says that Bean swallowed a sock", Kind::Event),
             ("The vet says to keep him indoors for a week", Kind::Note),
             ("Mum says the blue one is nicer", Kind::Note),
+            // A verb done again opens a task as the verb does.
             ("Reorder kraft envelopes before Friday", Kind::Task),
             ("Resend the invoice to the client", Kind::Task),
             ("Reread chapter two", Kind::Task),
