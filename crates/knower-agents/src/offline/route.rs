@@ -1503,27 +1503,46 @@ pub const TASK_MEANING_MIN: f32 = 0.15;
 /// same lead for a note that is no task would file nearly as many that
 /// belong in the inbox or elsewhere as rightly (round twenty-seven,
 /// BENCHMARKS.md).
-fn task_by_meaning<'a>(
-    meant: Option<&'a [(String, f32)]>,
-    words: &[String],
-) -> Option<(&'a str, f32, f32, &'a str)> {
+fn task_by_meaning<'a>(closest: Option<Closest<'a>>, words: &[String]) -> Option<Closest<'a>> {
     // One word is too little for the meaning to place ("Ask them what
     // they meant"), as one shared word is no share (`coverage`).
     if words.len() < 2 {
         return None;
     }
-    let [(top, m1), rest @ ..] = meant? else {
-        return None;
-    };
-    let (next, m2) = rest
-        .first()
-        .map_or(("none", 0.0), |(p, c)| (p.as_str(), *c));
-    (*m1 >= TASK_MEANING_MIN && m1 - m2 >= COMMON_WORDS_MARGIN).then_some((
-        top.as_str(),
-        *m1,
-        m2,
-        next,
-    ))
+    closest.filter(|c| c.cosine >= TASK_MEANING_MIN && c.lead() >= COMMON_WORDS_MARGIN)
+}
+
+/// The project closest in meaning to a note, with its cosine, and the
+/// runner-up with its own ("none" at 0 when there is no other project).
+#[derive(Debug, Clone, Copy)]
+struct Closest<'a> {
+    top: &'a str,
+    cosine: f32,
+    next: &'a str,
+    next_cosine: f32,
+}
+
+impl<'a> Closest<'a> {
+    /// From [`meaning`]'s projects, best first.
+    fn of(meant: &'a [(String, f32)]) -> Option<Closest<'a>> {
+        let [(top, cosine), rest @ ..] = meant else {
+            return None;
+        };
+        let (next, next_cosine) = rest
+            .first()
+            .map_or(("none", 0.0), |(p, c)| (p.as_str(), *c));
+        Some(Closest {
+            top,
+            cosine: *cosine,
+            next,
+            next_cosine,
+        })
+    }
+
+    /// How much closer the top project is than the runner-up.
+    fn lead(&self) -> f32 {
+        self.cosine - self.next_cosine
+    }
 }
 
 pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
@@ -1787,13 +1806,9 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
             .and_then(|m| m.iter().find(|c| c.0 == p))
             .map_or(0.0, |c| c.1)
     };
-    // The project the meaning clearly points to, with its cosine, the
-    // runner-up's, and the runner-up.
-    let clear_meaning = meant.as_ref().and_then(|m| {
-        let (top, m1) = m.first()?;
-        let (next, m2) = m.get(1).map_or(("none", 0.0), |(p, c)| (p.as_str(), *c));
-        (*m1 >= MEANING_MIN && m1 - m2 >= MEANING_MARGIN).then(|| (top.clone(), *m1, m2, next))
-    });
+    let closest = meant.as_deref().and_then(Closest::of);
+    // The project the meaning clearly points to.
+    let clear_meaning = closest.filter(|c| c.cosine >= MEANING_MIN && c.lead() >= MEANING_MARGIN);
     // Rule 3: content. Confidence is the share of the note's words the
     // project explains and its lead over the runner-up: shares, so it does
     // not drift as the vault grows, and a runner-up with nothing is just 0.
@@ -1812,8 +1827,10 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
                 None => ", and no other project's notes hold any".into(),
             }
         );
-        match &clear_meaning {
-            Some((top, m1, _, _)) if *top != best => {
+        match clear_meaning {
+            Some(Closest {
+                top, cosine: m1, ..
+            }) if top != best => {
                 why.push(format!(
                     "Its words point to {best} (its notes hold {held}), but its meaning is closer to {top}'s notes (cosine {m1:.2} against {:.2}), so I cannot tell which it is about.",
                     meaning_of(&best)
@@ -1831,8 +1848,14 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         return Ok(decided(&best, confidence, why));
     }
     // The words do not decide; a clear meaning does.
-    if let Some((top, m1, m2, next)) = &clear_meaning {
-        let confidence = (0.6 + 0.5 * (m1 - m2)).min(0.85);
+    if let Some(c) = clear_meaning {
+        let Closest {
+            top,
+            cosine: m1,
+            next,
+            next_cosine: m2,
+        } = c;
+        let confidence = (0.6 + 0.5 * c.lead()).min(0.85);
         why.push(format!(
             "Its words do not decide, but its meaning does: cosine {m1:.2} to {top}'s notes, {m2:.2} to the next ({next}). Filed in {top}."
         ));
@@ -1875,11 +1898,11 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         } else {
             MEANING_MARGIN
         };
-        let elsewhere = meant
-            .as_ref()
-            .and_then(|m| m.first())
-            .filter(|(top, m1)| *top != best && *m1 - meaning_of(best) >= margin);
-        if let Some((top, m1)) = elsewhere {
+        let elsewhere = closest.filter(|c| c.top != best && c.cosine - meaning_of(best) >= margin);
+        if let Some(Closest {
+            top, cosine: m1, ..
+        }) = elsewhere
+        {
             why.push(format!(
                 "Only {best}'s notes share words of it ({listed_held}), but its meaning is closer to {top}'s notes (cosine {m1:.2} against {:.2}), so I cannot tell which it is about.",
                 meaning_of(best)
@@ -1906,14 +1929,17 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
     // "Pay the water bill" is no project's task because two projects'
     // notes say "water".
     let held_by = holdings.iter().filter(|(_, held)| !held.is_empty()).count();
-    if let Some([(top, m1), rest @ ..]) = meant.as_deref() {
-        let (next, m2) = rest
-            .first()
-            .map_or(("none", 0.0), |(p, c)| (p.as_str(), *c));
+    if let Some(c) = closest {
+        let Closest {
+            top,
+            cosine: m1,
+            next,
+            next_cosine: m2,
+        } = c;
         let top_holds = holdings
             .iter()
             .find(|(q, held)| q == top && !held.is_empty())
-            .filter(|_| held_by >= 2 && m1 - m2 >= COMMON_WORDS_MARGIN)
+            .filter(|_| held_by >= 2 && c.lead() >= COMMON_WORDS_MARGIN)
             .filter(|_| {
                 kind != Kind::Task || super::errands::everyday_word(&lower, &words).is_none()
             });
@@ -1953,8 +1979,12 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
                 Some(word) => why.push(format!(
                     "No project's notes share its words, and “{word}” makes it an everyday errand, which goes to the global task list."
                 )),
-                None if let Some((top, m1, m2, next)) =
-                    task_by_meaning(meant.as_deref(), &words) =>
+                None if let Some(Closest {
+                    top,
+                    cosine: m1,
+                    next,
+                    next_cosine: m2,
+                }) = task_by_meaning(closest, &words) =>
                 {
                     why.push(format!(
                         "No project's notes share its words, and it does not read as an everyday errand (the car, the post, an appointment…), so it is likely a project's task in words its notes do not use yet: its meaning is closest to {top}'s notes (cosine {m1:.2}, {m2:.2} to the next, {next}). Filed in {top}."
