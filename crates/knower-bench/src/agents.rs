@@ -300,6 +300,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written after round twenty-seven's last rule (973ec83), run once on it in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence54/sequence54.tsv",
+            "held out: work and a person's own projects, written after round twenty-seven's rules (8a1e79a) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence55/sequence55.tsv",
+            "held out: work and a person's own projects, written after round twenty-seven's rules (8a1e79a) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence56/sequence56.tsv",
+            "held out: work and a person's own projects, written after round twenty-seven's rules (8a1e79a) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence57/sequence57.tsv",
+            "held out: work and a person's own projects, written after round twenty-seven's rules (8a1e79a) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
