@@ -213,6 +213,7 @@ const TASK_STARTS: &[&str] = &[
     "apply for ",
     "request ",
     "rebook ",
+    "redo ",
     "reschedule ",
     "fill in ",
     "fill out ",
@@ -602,6 +603,21 @@ fn starts_an_object(word: &str) -> bool {
         || listed(NUMBER_WORDS, word)
         || (word.len() > 2 && word.ends_with("'s"))
 }
+/// Whether `word` opens or is a verb's object after its particle: a
+/// start of [`starts_an_object`], a number, a name with a digit ("v1",
+/// "B2") or a noun no verb is written as ("insurance"), where a
+/// preposition, an adverb or a doing would leave the past an adjective
+/// ("stressed out about…", "burnt out again", "interested in learning…").
+fn names_an_object(word: &str) -> bool {
+    starts_an_object(word)
+        || word.chars().any(|c| c.is_ascii_digit())
+        || (object_word(&word)
+            && !verbs::knows(word)
+            && !word.ends_with("ing")
+            && ![PREPOSITIONS, AFTER_AN_IMPERATIVE, AFTER_A_PAST]
+                .iter()
+                .any(|list| listed(list, word)))
+}
 /// Words that place a text in the recent past ("…last night", "…this
 /// morning"): with them, a first word in "-ed" before a preposition is a
 /// past ("playtested with friends last night"), not an adjective
@@ -692,8 +708,9 @@ fn reports_the_past(first: &str) -> bool {
                 return true;
             }
             let preposition = listed(PREPOSITIONS, next) && recent;
-            // A verb with its particle, then its object: "picked up the frames".
-            let particle = listed(PARTICLES, next) && starts_an_object(word(at + 2));
+            // A verb with its particle, then its object: "picked up the
+            // frames", "switched off v1", "sorted out insurance".
+            let particle = listed(PARTICLES, next) && names_an_object(word(at + 2));
             return subject || starts_an_object(next) || preposition || particle;
         }
         Some(Past::Clear) => return true,
@@ -760,6 +777,12 @@ fn reports_the_past(first: &str) -> bool {
         if listed(REPORTING, w) && reports_the_past(after_word(first, w)) {
             return true;
         }
+        // A subject and a participle that ends its clause, as a heading
+        // puts it: "Calibration done: two of my reports…", "Chapter
+        // three written."
+        if verbs::is_participle(w) && !is_past(w) && word(0) != "well" && ends_a_clause(first, w) {
+            return true;
+        }
         if listed(NOT_A_PAST_VERB, w) || listed(OBJECT_STARTS, w) {
             break;
         }
@@ -813,6 +836,15 @@ fn after_word<'a>(first: &'a str, word: &str) -> &'a str {
     let end = (start + word.len()).min(first.len());
     let rest = first[end..].trim_start();
     rest.strip_prefix("that ").unwrap_or(rest)
+}
+
+/// Whether `word`, one of the [`plain_words`] of `first`, ends a clause:
+/// the text ends after it, or a stop, a comma, a colon or a dash does.
+fn ends_a_clause(first: &str, word: &str) -> bool {
+    let rest = after_word(first, word);
+    rest.chars()
+        .next()
+        .is_none_or(|c| matches!(c, ':' | ';' | ',' | '.' | '!' | '—' | '–' | '-'))
 }
 
 /// `first` with the name set between commas after a short subject taken
@@ -1112,11 +1144,13 @@ fn refers_elsewhere(lower: &str) -> Option<String> {
     if let Some(phrase) = REFERENTIAL.iter().find(|r| points(r)) {
         return Some(phrase.to_string());
     }
+    // "The same reminder email as…": up to three words between.
     let words: Vec<&str> = plain_words(lower).collect();
-    words
-        .windows(3)
-        .find(|w| w[0] == "same" && w[2] == "as")
-        .map(|w| w.join(" "))
+    words.iter().enumerate().find_map(|(i, w)| {
+        let gap = words.get(i + 2..(i + 5).min(words.len()))?;
+        let end = i + 2 + gap.iter().position(|w| *w == "as")?;
+        (*w == "same").then(|| words[i..=end].join(" "))
+    })
 }
 
 /// The words of `text` that say what it is about: the index's terms (stop
@@ -1203,16 +1237,30 @@ fn without_task_opening(text: &str, kind: Kind) -> &str {
     }
 }
 
+/// Verbs of wanting: a participle in their clause is what someone wants
+/// done, not what was ("HR wants every review submitted by…").
+const WANTING: &str = "want wants need needs expect expects hope hopes";
+/// What makes a participle after it a passive yet to happen or holding
+/// now ("once the plan is approved", "it will be signed"), not a report.
+const NOT_YET: &str = "is are be gets get";
+
 /// `word` in `text` at word boundaries, and not denied just before
 /// ("haven't decided", "not approved", "never shipped"). A participle
 /// after a determiner describes, it does not report: "the approved list",
-/// "a signed copy".
+/// "a signed copy"; nor does one in a present or future passive, or one
+/// wanted ([`NOT_YET`], [`WANTING`]).
 fn said_unnegated(text: &str, word: &str) -> bool {
     found_words(text, word).any(|at| {
         let before = text[..at].split_whitespace().next_back();
         let denied = before.is_some_and(|w| w == "not" || w == "never" || w.ends_with("n't"));
         let describes = word.ends_with("ed") && before.is_some_and(|w| listed(OBJECT_STARTS, w));
-        !denied && !describes
+        let clause = text[..at]
+            .rsplit([',', ';', ':', '.'])
+            .next()
+            .unwrap_or_default();
+        let not_yet = before.is_some_and(|w| listed(NOT_YET, w))
+            || plain_words(clause).any(|w| listed(WANTING, w));
+        !denied && !describes && !not_yet
     })
 }
 
@@ -2214,6 +2262,36 @@ mod tests {
             ("The API has three endpoints", Kind::Note),
             ("the redecided field", Kind::Note),
             ("Reserve a table for four", Kind::Task),
+            // A verb done again opens a task as the verb does.
+            (
+                "Redo figure 2 with the confidence intervals the co-authors asked for",
+                Kind::Task,
+            ),
+            // A past, its particle and a named object report.
+            (
+                "Switched off v1 in the staging environment to see what breaks",
+                Kind::Event,
+            ),
+            ("Sorted out insurance for the van", Kind::Event),
+            ("Stressed out about the exam", Kind::Note),
+            // A participle ending a subject's clause, as a heading.
+            (
+                "Calibration done: two of my reports were rated exceeds",
+                Kind::Event,
+            ),
+            ("Chapter three written.", Kind::Event),
+            ("Well done, everyone", Kind::Note),
+            // A participle wanted, or in a passive yet to happen.
+            (
+                "HR wants every review submitted in the new system by 20 December",
+                Kind::Note,
+            ),
+            (
+                "The grant only pays for thinning once the management plan is approved",
+                Kind::Note,
+            ),
+            ("The contract will be signed on Friday", Kind::Note),
+            ("The contract has been signed", Kind::Event),
             // A name set between commas is part of the subject.
             (
                 "A parent volunteer, Mr Osei, joined the session",
@@ -2468,7 +2546,15 @@ mod tests {
             refers_elsewhere("do the same for the garage").as_deref(),
             Some("do the same")
         );
+        assert_eq!(
+            refers_elsewhere("send them the same reminder email as the v1 one").as_deref(),
+            Some("same reminder email as")
+        );
         assert_eq!(refers_elsewhere("red and green look the same to me"), None);
+        assert_eq!(
+            refers_elsewhere("the same three people came again as well"),
+            None
+        );
     }
 
     #[test]
