@@ -320,6 +320,16 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written after round twenty-seven's rules (8a1e79a) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence58/sequence58.tsv",
+            "held out: work and a person's own projects, written after round twenty-eight's rules (46f0eca) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence59/sequence59.tsv",
+            "held out: work and a person's own projects, written after round twenty-eight's rules (46f0eca) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
