@@ -1146,11 +1146,13 @@ fn refers_elsewhere(lower: &str) -> Option<String> {
     }
     // "The same reminder email as…": up to three words between.
     let words: Vec<&str> = plain_words(lower).collect();
-    words.iter().enumerate().find_map(|(i, w)| {
-        let gap = words.get(i + 2..(i + 5).min(words.len()))?;
-        let end = i + 2 + gap.iter().position(|w| *w == "as")?;
-        (*w == "same").then(|| words[i..=end].join(" "))
-    })
+    (0..words.len())
+        .filter(|&i| words[i] == "same")
+        .find_map(|i| {
+            let gap = words.get(i + 2..(i + 5).min(words.len()))?;
+            let end = i + 2 + gap.iter().position(|w| *w == "as")?;
+            Some(words[i..=end].join(" "))
+        })
 }
 
 /// The words of `text` that say what it is about: the index's terms (stop
