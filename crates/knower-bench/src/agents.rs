@@ -330,6 +330,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written after round twenty-eight's rules (46f0eca) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence60/sequence60.tsv",
+            "held out: work and a person's own projects, written after round twenty-eight's rules (46f0eca, af4f4cf) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence61/sequence61.tsv",
+            "held out: work and a person's own projects, written after round twenty-eight's rules (46f0eca, af4f4cf) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence62/sequence62.tsv",
+            "held out: work and a person's own projects, written after round twenty-eight's rules (46f0eca, af4f4cf) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence63/sequence63.tsv",
+            "held out: work and a person's own projects, written after round twenty-eight's rules (46f0eca, af4f4cf) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
