@@ -184,6 +184,43 @@ fn a_fact_that_holds_only_at_times_may_be_a_projects() {
     }
 }
 
+/// A first-person fact of one of the user's things, not of who they are,
+/// is the project's whose notes hold its words ("my tyres are too
+/// narrow…" beside a cyclocross project's "tyres"); the people in the
+/// user's life, their tastes and their particulars stay the profile's.
+#[test]
+fn a_fact_of_the_users_things_is_the_projects_that_holds_its_words() {
+    let fx = Fixture::new();
+    let route = |text: &str| knower_agents::route(&fx.vault, &fx.index, text).unwrap();
+
+    let thing = route("My tomato seedlings are leggy and pale");
+    assert_eq!(
+        thing.destination.as_deref(),
+        Some("projects/garden/state.md"),
+        "{}",
+        thing.reasoning
+    );
+    assert!(
+        thing.reasoning.contains("one of your things"),
+        "{}",
+        thing.reasoning
+    );
+
+    for who in [
+        "My sister grows tomatoes",
+        "My favourite tomato is Sungold",
+        "My name is on the tomato rota",
+    ] {
+        let d = route(who);
+        assert_eq!(
+            d.destination.as_deref(),
+            Some("profile.md"),
+            "{who}: {}",
+            d.reasoning
+        );
+    }
+}
+
 #[test]
 fn an_ambiguous_note_waits_in_the_inbox_with_reasoning_and_a_reply_files_it() {
     let fx = Fixture::new();

@@ -98,7 +98,7 @@ pub(super) fn everyday_word(lower: &str, words: &[String]) -> Option<String> {
     });
     if let Some(phrase) = PHRASES
         .iter()
-        .find(|p| super::route::contains_words(lower, p))
+        .find(|p| super::kind::contains_words(lower, p))
     {
         return Some((*phrase).to_string());
     }
@@ -119,7 +119,7 @@ const SUBJECTS: &[&str] = &[
 /// subject: "the wooden one tires my wrist" says nothing of tyres, though
 /// the analyzer spells both "tire".
 fn only_as_a_verb(lower: &str, stem: &str) -> bool {
-    let tokens: Vec<&str> = super::route::plain_words(lower).collect();
+    let tokens: Vec<&str> = super::kind::plain_words(lower).collect();
     let mut found = false;
     for (i, token) in tokens.iter().enumerate() {
         if !super::whole_words(token).iter().any(|w| w == stem) {

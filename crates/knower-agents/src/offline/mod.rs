@@ -6,6 +6,7 @@
 mod answer;
 mod common;
 mod errands;
+mod kind;
 mod route;
 mod update;
 mod verbs;
@@ -43,9 +44,10 @@ fn words_of(text: &str, case_parts: CaseParts) -> Vec<String> {
     words.dedup();
     words
 }
+pub use kind::{Kind, kind_of};
 pub use route::{
-    Answered, Decision, Kind, PROFILE_CONFIDENCE, PROFILE_SHARED_CONFIDENCE,
-    SOLE_HOLDER_CONFIDENCE, kind_of, read_answer, route,
+    Answered, Decision, PROFILE_CONFIDENCE, PROFILE_SHARED_CONFIDENCE, SOLE_HOLDER_CONFIDENCE,
+    read_answer, route,
 };
 
 #[cfg(test)]

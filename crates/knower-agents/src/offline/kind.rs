@@ -1,0 +1,1492 @@
+//! What kind of update a text is — a task, an event, a preference or a
+//! fact about the user, or a note — from its words alone (routing's rule
+//! 1, [`mod@super::route`]).
+//!
+//! A *task* starts like one (`todo`, `- [ ]`, `remember to`, `need to`,
+//! an imperative such as `buy`, `call`, `fix`…, or any verb of the
+//! lexicon in [`super::verbs`] before its object, a name or a
+//! preposition: `treat the boards`, `give Tom…`, `pick tiles for…`, `vote
+//! on April's book`, `sow yellow rattle in…`; a word the lexicon does not
+//! know before a determiner is a new verb: `repot the chillies`, and so is
+//! "re" and a verb: `restring the…`), but not when the next word makes
+//! the first a noun (`rent goes up…`); a verb whose past is its base
+//! (`cut`, `read`, `beat`) opens one unless a time behind or a past clause
+//! follows (`cut the hedge yesterday`), and such a task is filed no surer
+//! than a note ([`doubtful_kind`]).
+//!
+//! An *event* reports something that happened or was decided (`decided`,
+//! `shipped`, `met with`…, not denied: `haven't decided` is none), opens
+//! with a past tense and its object (`recorded the…`, `we sang…`, `picked
+//! up the…`, `swapped shifts with…`, `started hurting`, `paddled to…`), or
+//! has a subject and its past (`the prizes arrived from…`, `the hens
+//! stopped laying`, `Miso had her…`, `two of the guppies died…`, recently
+//! `the timber was delivered…`).
+//!
+//! A *preference* is about the user (`I prefer`, `always use`, `please
+//! don't`, `call me`…, and first-person facts: `my sister…`, `I work…`).
+//!
+//! Anything else is a *note*: a task or event in words the rules do not
+//! know is one too, which is why a note is filed less surely
+//! ([`super::route::NOTE_CONFIDENCE`]).
+
+use super::route::content_words;
+use super::verbs::{self, Past};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Task,
+    Event,
+    Preference,
+    Note,
+}
+
+const TASK_STARTS: &[&str] = &[
+    "todo",
+    "to do",
+    "to-do",
+    "task:",
+    "- [ ]",
+    "[ ]",
+    "* [ ]",
+    "remember to",
+    "don't forget",
+    "do not forget",
+    "please remember to",
+    "please don't forget",
+    "please do not forget",
+    "need to",
+    "needs to",
+    "we need to",
+    "i need to",
+    "i have to",
+    "we have to",
+    "we must",
+    "i must",
+    "must ",
+    "should ",
+    "action item",
+    "follow up",
+    "follow-up",
+    "buy ",
+    "call ",
+    "email ",
+    "book ",
+    "schedule ",
+    "fix ",
+    "ask ",
+    "send ",
+    "renew ",
+    "pay ",
+    "check ",
+    "review ",
+    "write ",
+    "prepare ",
+    "order ",
+    "finish ",
+    "submit ",
+    "reply to",
+    "set up",
+    "clean ",
+    "cancel ",
+    "plan ",
+    "pick up",
+    "return ",
+    "run ",
+    "choose ",
+    "turn ",
+    "try ",
+    "find ",
+    "get ",
+    "make ",
+    "move ",
+    "update ",
+    "test ",
+    "add ",
+    "remove ",
+    "install ",
+    "print ",
+    "read ",
+    "draft ",
+    "contact ",
+    "visit ",
+    "confirm ",
+    "arrange ",
+    "collect ",
+    "repair ",
+    "replace ",
+    "paint ",
+    "water ",
+    "plant ",
+    "sign ",
+    "register ",
+    "reserve ",
+    "rent ",
+    "hire ",
+    "bring ",
+    "take ",
+    "share ",
+    "upload ",
+    "download ",
+    "refill ",
+    "tidy ",
+    "wash ",
+    "measure ",
+    "compare ",
+    "look up ",
+    "look into ",
+    "find out ",
+    "figure out ",
+    "sort out ",
+    "practise ",
+    "rehearse ",
+    "pack ",
+    "invite ",
+    "thank ",
+    "apply for ",
+    "request ",
+    "rebook ",
+    "redo ",
+    "reschedule ",
+    "fill in ",
+    "fill out ",
+    "hand in ",
+    "drop off ",
+    "tell ",
+    "ping ",
+    "phone ",
+    "cook ",
+    "bake ",
+    "decide ",
+    "organise ",
+    "organize ",
+    "put ",
+    "draw ",
+    "create ",
+    "cut ",
+    "back up ",
+    "mow ",
+    "fetch ",
+    "deliver ",
+    "chase ",
+    "learn ",
+    "memorise ",
+    "memorize ",
+    "revise ",
+    "investigate ",
+    "translate ",
+    "proofread ",
+];
+/// Verbs that, second in a text, make its first word their subject:
+/// "rent goes up by 4%", "water is coming through the ceiling".
+const AFTER_A_SUBJECT: &str = "is are was were has have had goes does says";
+
+/// Whether `first` opens with `start`, one of [`TASK_STARTS`]. A start
+/// that is one verb may be a noun instead, the subject of the next word
+/// ("rent goes up…", not "rent a van"); a longer one or a modal cannot
+/// ("I have to…", "must have…").
+fn opens_with(first: &str, start: &str) -> bool {
+    let start_word = start.trim_end();
+    let one_verb = start_word.chars().all(|c| c.is_ascii_alphabetic())
+        && !matches!(start_word, "must" | "should");
+    // A verb done again opens a task as the verb does: "reorder",
+    // "resend", "retest".
+    let again = one_verb
+        && first
+            .strip_prefix("re")
+            .is_some_and(|rest| rest.starts_with(start));
+    (first.starts_with(start) || again)
+        && !(one_verb
+            && plain_words(first)
+                .nth(1)
+                .is_some_and(|w| listed(AFTER_A_SUBJECT, w)))
+}
+
+/// Verbs whose plain form before an object states or asks a question
+/// rather than asks for something ("love the new layout", "cost 40
+/// pounds", "will the plumber come?"): every other verb of the
+/// lexicon ([`verbs`]), before its object, opens a task ("treat the
+/// boards…", "do twenty puzzles…", "send everyone…").
+const STATING_VERBS: &str = "love like hate hope want wish think feel seem know mean prefer need \
+    guess bet mind miss enjoy appreciate doubt suppose believe be have cost last belong contain \
+    consist depend matter owe own remain deserve equal rain snow will can";
+/// Imperatives the lexicon cannot give: verbs of today's errands that it,
+/// built from older text, lacks, and "lay", which it knows better as the
+/// past of "lie".
+const MORE_IMPERATIVES: &str = "reboot hoover declutter text lay";
+
+/// Whether `word` (lower-case) can open an imperative: a verb's base, but
+/// not one that states, and not one far more often another verb's past
+/// ("saw a documentary", "found the receipt").
+fn is_imperative_verb(word: &str) -> bool {
+    let base = verbs::is_base(word)
+        && !listed(STATING_VERBS, word)
+        && verbs::past(word) != Some(Past::Ambiguous);
+    base || listed(MORE_IMPERATIVES, word) || done_again(word)
+}
+
+/// A verb the lexicon does not list, made of "re" and a verb it does:
+/// "restring", "rehang", "reseal" (whose "-ing" or "-s" endings would
+/// otherwise read as a gerund's or a plural's).
+fn done_again(word: &str) -> bool {
+    word.strip_prefix("re").is_some_and(|verb| {
+        verb.len() >= 3
+            && verbs::is_base(verb)
+            && !listed(STATING_VERBS, verb)
+            && !verbs::knows(word)
+    })
+}
+
+/// What follows an imperative verb when it asks for a task: its
+/// object, or a pronoun standing for one.
+const OBJECTS: &str = "everyone everybody everything it them him me us up out down off back \
+    eleven twelve twenty thirty forty fifty hundred";
+
+/// Whether `first` (the text, lower-case, from its first word) opens with
+/// an imperative and its object ("treat the cladding…", "send everyone
+/// the questions…"). A first word before a colon labels the text instead
+/// ("Garden: the new compost bin").
+fn asks_for_something(first: &str) -> bool {
+    if first
+        .split_whitespace()
+        .next()
+        .is_some_and(|w| w.ends_with(':'))
+    {
+        return false;
+    }
+    let words: Vec<&str> = plain_words(first).collect();
+    let word = |i: usize| words.get(i).copied().unwrap_or_default();
+    let (verb, next) = (word(0), word(1));
+    // ("Dinner the other night was lovely": a later verb makes the first
+    // word its subject.)
+    if unknown_word_as_verb(verb)
+        && listed(DETERMINERS, next)
+        && !has_a_verb(first, &words, 2, false)
+    {
+        return true;
+    }
+    if is_imperative_verb(verb) && listed(AFTER_AN_IMPERATIVE, next) && no_verb_after(first, &words)
+    {
+        return true;
+    }
+    is_imperative_verb(verb)
+        && (starts_an_object(next)
+            || listed(OBJECTS, next)
+            || is_number(next)
+            || bare_object(first, &words))
+}
+
+/// Determiners that open an object ("repot the chillies", "blackout a
+/// window").
+pub(super) const DETERMINERS: &str = "the a an my our his her their these those";
+
+/// Words that open a text before a determiner without being its verb:
+/// times, sentence adverbs that do not end in "-ly", and the words that
+/// come before a determiner inside a subject ("half the addresses…",
+/// "such a mess…").
+const NOT_VERBS_BEFORE_AN_OBJECT: &str = "maybe perhaps today tonight tomorrow yesterday also then \
+    still anyway both either half such quite rather twice even";
+
+/// A first word the verb lexicon does not know, in a text that goes on
+/// with a determiner, is used as a verb: a new one ("repot the
+/// chillies"), or a noun made one ("blackout the window").
+fn unknown_word_as_verb(word: &str) -> bool {
+    word.len() >= 4
+        && word.chars().all(|c| c.is_ascii_alphabetic())
+        && !verbs::knows(word)
+        && !word.ends_with("ly")
+        && !word.ends_with("ing")
+        && !listed(NOT_VERBS_BEFORE_AN_OBJECT, word)
+        && !content_words(word).is_empty()
+}
+
+/// Prepositions an imperative takes before its object ("vote on April's
+/// book", "talk to the head about…").
+const AFTER_AN_IMPERATIVE: &str = "on for about with to into at";
+
+/// Whether the first clause of `first`, from its third word on, has no
+/// verb of its own: "vote on April's book by Sunday" asks, while in
+/// "lunch with Sam was nice" or "work on the roof stopped" the first word
+/// is a noun and the subject of a later verb.
+fn no_verb_after(first: &str, words: &[&str]) -> bool {
+    let clause_words = first_clause_len(first);
+    clause_words >= 3 && !has_a_verb(first, words, 2, true)
+}
+
+/// How many words the first clause of `first` has.
+fn first_clause_len(first: &str) -> usize {
+    let clause = first
+        .split([',', ';', '.', '!', '?'])
+        .next()
+        .unwrap_or_default();
+    plain_words(clause).count()
+}
+
+/// Whether the first clause of `first` (its plain `words`), from word
+/// `from` on, holds a finite verb: a form of "be" or "have", a modal, or
+/// a past; with `or_present`, a present in "-s" too (which a plural noun
+/// reads as as well).
+fn has_a_verb(first: &str, words: &[&str], from: usize, or_present: bool) -> bool {
+    let clause = &words[..first_clause_len(first).min(words.len())];
+    clause
+        .iter()
+        .skip(from)
+        .any(|w| listed(NOT_A_PAST_VERB, w) || is_past(w) || (or_present && verbs::is_present_s(w)))
+}
+
+/// Whether the first clause of `first` (its plain `words`), from word
+/// `from` up to a joining word ("…and the hole is cut" is a clause of
+/// its own), holds a verb in the present: "is", "are", "has", "have" or a
+/// present in "-s" that no determiner or preposition makes a plural noun
+/// ("…flows better", not "…with the results", "…out of chairs").
+fn present_verb_after(first: &str, words: &[&str], from: usize) -> bool {
+    let clause = &words[..first_clause_len(first).min(words.len())];
+    (from..clause.len())
+        .take_while(|&i| !listed(JOINS, clause[i]))
+        .any(|i| {
+            let (before, w) = (clause[i - 1], clause[i]);
+            matches!(w, "is" | "are" | "has" | "have")
+                || (verbs::is_present_s(w)
+                    && !listed(OBJECT_STARTS, before)
+                    && !listed(PREPOSITIONS, before)
+                    && before != "of")
+        })
+}
+
+/// What may follow a bare object of a verb ("pick tiles for the
+/// wall", "order compost and…"): with a determiner the object is clear
+/// ([`OBJECT_STARTS`]); without one, only these words end it.
+const AFTER_A_BARE_OBJECT: &str = "for to and from with before";
+
+/// Whether the verb that opens `first`, an imperative or a past, takes a
+/// bare plural or mass noun as its object ("pick tiles for the shower
+/// wall", "swapped shifts with Aisha", "recorded episode 13"): a word
+/// that is no verb's past, then [`AFTER_A_BARE_OBJECT`] or a number
+/// ("episode 13", "chapter 4"), and no verb after them in
+/// the clause, which would make the two words a subject instead ("change
+/// requests from the client are piling up"); or two such words before a
+/// place as well ("sow yellow rattle in the meadow").
+fn bare_object(first: &str, words: &[&str]) -> bool {
+    let clause_words = first_clause_len(first);
+    let (Some(noun), Some(then)) = (words.get(1), words.get(2)) else {
+        return false;
+    };
+    if clause_words >= 3
+        && object_word(noun)
+        && (listed(AFTER_A_BARE_OBJECT, then) || is_number(then))
+        && !has_a_verb(first, words, 3, false)
+    {
+        return true;
+    }
+    // Two words, a noun and the one it qualifies, then a place: "sow
+    // yellow rattle in the meadow", "planted broad beans in the bed".
+    let Some(after) = words.get(3) else {
+        return false;
+    };
+    clause_words >= 4
+        && object_word(noun)
+        && object_word(then)
+        // A verb's present after a noun makes the two a subject and its
+        // verb: "paint colour changes in…", "fish stocks rise in…".
+        && !verbs::is_present_s(then)
+        && !(noun.ends_with('s') && verbs::is_base(then))
+        && (listed(AFTER_A_BARE_OBJECT, after) || listed(PLACES_AFTER_AN_OBJECT, after))
+        // Any verb after them, a present too, makes them its subject:
+        // "inverted index compression with WAND gives…".
+        && !has_a_verb(first, words, 4, true)
+}
+
+/// A word that may be a bare object: no verb's past, no form of "be" or
+/// "have", no number.
+fn object_word(word: &&str) -> bool {
+    word.len() > 2
+        && word.chars().all(char::is_alphabetic)
+        && past_form(word).is_none()
+        && !listed(NOT_A_PAST_VERB, word)
+}
+
+/// Where a two-word bare object may be put ("…in the meadow", "…on the
+/// shelf"), beside [`AFTER_A_BARE_OBJECT`].
+const PLACES_AFTER_AN_OBJECT: &str = "in on into onto under behind";
+
+/// Times that only ever lie behind ("…yesterday", "…two days ago"), unlike
+/// those of [`PAST_TIMES`] a plan may name too ("…on Tuesday").
+const CLEARLY_PAST: &[&str] = &[
+    "yesterday",
+    "last night",
+    "last week",
+    "last weekend",
+    "last month",
+    "ago",
+    "just now",
+];
+
+/// Whether `verb`, a past written as its own base ("beat", "cut", "read"),
+/// reports something done: only a time that lies behind ("cut the hedge
+/// yesterday" against "cut the hedge"), or a past that the sentence goes
+/// on in ("read the speech to Mia and she laughed…"), tells it from an
+/// imperative, even one of [`TASK_STARTS`].
+fn told_as_done(verb: &str, lower: &str) -> bool {
+    past_form(verb) == Some(Past::AsBase)
+        && (CLEARLY_PAST.iter().any(|t| contains_words(lower, t)) || goes_on_in_the_past(lower))
+}
+
+/// Words that join a second clause to the first.
+const JOINS: &str = "and then but so";
+/// Who may do the second clause's verb.
+const PRONOUNS: &str = "i we he she they it everyone";
+
+/// Whether a clause joined to the first is told in a past that is only
+/// ever one ("…and she laughed", "…then cleared the leaves"): the first
+/// clause is then a report too.
+fn goes_on_in_the_past(lower: &str) -> bool {
+    let words: Vec<&str> = plain_words(lower).collect();
+    words.iter().enumerate().any(|(i, w)| {
+        listed(JOINS, w) && {
+            let at = i + 1 + usize::from(words.get(i + 1).is_some_and(|p| listed(PRONOUNS, p)));
+            words
+                .get(at)
+                .is_some_and(|v| past_form(v) == Some(Past::Clear))
+        }
+    })
+}
+
+/// Why the kind of `text` is in doubt though a rule gave it: a task opened
+/// by a past written as its own base ("Beat a 1600 in the club league on
+/// Tuesday", "Put the bins out") may as well report what was done, so it
+/// is filed no surer than a note ([`super::route::NOTE_CONFIDENCE`]). An open checkbox
+/// says it is a task whatever its first word is.
+pub(super) fn doubtful_kind(text: &str, kind: Kind) -> Option<String> {
+    let lower = text.trim().to_lowercase();
+    let verb = plain_words(after_bullets(&lower))
+        .next()
+        .unwrap_or_default();
+    let doubtful =
+        kind == Kind::Task && !is_checkbox(&lower) && past_form(verb) == Some(Past::AsBase);
+    doubtful.then(|| {
+        format!(
+            "Its first word, \"{verb}\", is also its own past, so it may tell what was done rather than ask for it."
+        )
+    })
+}
+
+/// The words of `text`: letters, digits and apostrophes, and a hyphenated
+/// word whole ("turned-down" is one adjective, not a past and a particle).
+pub(super) fn plain_words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-')
+        .filter(|w| !w.is_empty())
+}
+
+/// Whether `word` is one of the space-separated words of `list`.
+pub(super) fn listed(list: &str, word: &str) -> bool {
+    list.split_whitespace().any(|l| l == word)
+}
+
+/// A word of digits: a count, an object as "two" is ("pressed 40 litres").
+pub(super) fn is_number(word: &str) -> bool {
+    !word.is_empty() && word.chars().all(|c| c.is_ascii_digit())
+}
+
+/// Whether `text` opens with an imperative verb and a name, as
+/// written: "Give Tom feedback…", "Email Priya the slides". A name that a
+/// verb follows is a subject instead ("Home Assistant loses the stick…").
+fn asks_someone(text: &str) -> bool {
+    let mut words = text.split_whitespace();
+    let (verb, next) = (
+        words.next().unwrap_or_default(),
+        words.next().unwrap_or_default(),
+    );
+    let then = plain_words(&words.next().unwrap_or_default().to_lowercase())
+        .next()
+        .map(|w| is_past(w) || verbs::is_present_s(w))
+        .unwrap_or(false);
+    is_imperative_verb(&verb.to_lowercase())
+        && next.starts_with(char::is_uppercase)
+        && next.chars().skip(1).all(|c| c.is_lowercase() || c == '\'')
+        && !then
+}
+
+/// Pasts that are as often something else ("lost luggage is…", "did
+/// you…") and that the lexicon does not mark so: a past only in context,
+/// like its ambiguous ones ([`verbs::Past::Ambiguous`]).
+const AMBIGUOUS_PAST: &str = "lost did";
+/// What an ambiguous past may be followed by when it reports the past
+/// ("left the keys…", "left for Berlin", "did my first…").
+const PREPOSITIONS: &str = "to for at from with without on in by before after early late home work";
+/// Pasts in "-ed" that the lexicon takes as only ever pasts but that,
+/// before a preposition and with no subject, describe: feelings
+/// ("stressed about the exam", "delighted with…"), where something is
+/// ("located in the old mill") and what it is for or when ("designed
+/// for beginners", "planned for March").
+const DESCRIBING_PASTS: &str = "stressed obsessed scared surprised annoyed bored delighted \
+    thrilled impressed amazed relieved exhausted overwhelmed fascinated inspired satisfied \
+    embarrassed terrified shocked puzzled amused involved located positioned designed priced \
+    required needed planned scheduled expected rated";
+/// Words in "-ed" that are not past tenses and not verbs at all, so the
+/// lexicon cannot say so (a compound such as "left-handed" is not a past
+/// either).
+const NOT_PAST: &str = "hundred sacred naked wicked";
+/// A first word in "-ed" reports the past when what follows is its object
+/// ("recorded the intro", "finished two chapters"); before a bare noun it
+/// is as often an adjective ("inverted index compression…").
+/// A number written as a word ([`NUMBER_WORDS`]) opens one too.
+const OBJECT_STARTS: &str = "the a an our my his her their its your this that these those some \
+    all both every each another mr mrs ms dr";
+/// Numbers written as words: they open an object ("finished two
+/// chapters"), and after a subject's first word they are part of its name
+/// ("Episode four went out…", "Room two was…").
+const NUMBER_WORDS: &str = "one two three four five six seven eight nine ten";
+/// Whether `word` opens a verb's object: a determiner or a title before a
+/// name of [`OBJECT_STARTS`] ("interviewed Mrs Hartley"), a number of
+/// [`NUMBER_WORDS`], or someone's ("found Zofia's record", "tested
+/// Granny's recipe").
+fn starts_an_object(word: &str) -> bool {
+    listed(OBJECT_STARTS, word)
+        || listed(NUMBER_WORDS, word)
+        || (word.len() > 2 && word.ends_with("'s"))
+}
+/// Whether `word` opens or is a verb's object after its particle: a
+/// start of [`starts_an_object`], a number, a name with a digit ("v1",
+/// "B2") or a noun no verb is written as ("insurance"), where a
+/// preposition, an adverb or a doing would leave the past an adjective
+/// ("stressed out about…", "burnt out again", "interested in learning…").
+fn names_an_object(word: &str) -> bool {
+    starts_an_object(word)
+        || word.chars().any(|c| c.is_ascii_digit())
+        || (object_word(&word)
+            && !verbs::knows(word)
+            && !word.ends_with("ing")
+            && ![PREPOSITIONS, AFTER_AN_IMPERATIVE, AFTER_A_PAST]
+                .iter()
+                .any(|list| listed(list, word)))
+}
+/// Words that place a text in the recent past ("…last night", "…this
+/// morning"): with them, a first word in "-ed" before a preposition is a
+/// past ("playtested with friends last night"), not an adjective
+/// ("interested in the cello").
+const PAST_TIMES: &[&str] = &[
+    "today",
+    "yesterday",
+    "last night",
+    "this morning",
+    "this afternoon",
+    "this evening",
+    "earlier",
+    "just now",
+    "ago",
+    "last week",
+    "last weekend",
+    "this weekend",
+    "on monday",
+    "on tuesday",
+    "on wednesday",
+    "on thursday",
+    "on friday",
+    "on saturday",
+    "on sunday",
+];
+/// Whether `text` names one of the [`PAST_TIMES`].
+fn names_a_time_gone_by(text: &str) -> bool {
+    PAST_TIMES.iter().any(|t| contains_words(text, t))
+}
+/// What may follow a past tense after its subject ("the prizes arrived
+/// from…", "the car broke down", "Miso had her…", "the firm came round…",
+/// "our team came third"), beside an object or a preposition.
+const AFTER_A_PAST: &str = "today yesterday tonight overnight last this earlier again finally back \
+    up down out off over about round around away through first second third \
+    it them him us me she he we they you and but while when because until \
+    nothing something everything anything no";
+/// The particles of phrasal verbs ("picked up", "sorted out").
+const PARTICLES: &str = "up down out off back in over";
+/// Words that start a subject ("the raffle prizes…", "our drummer…");
+/// "my" is left to the facts about the user ("my sister moved…").
+const SUBJECT_STARTS: &str = "the our his her their its this that these those a an";
+/// The prepositions that tell where a subject is ("the box *at* Low
+/// Farm…").
+const SUBJECT_PLACES: &str = "at in on near by behind";
+/// How the user names themself at the start of a fact about them.
+const THE_USER: &str = "i i'm i've i'd me my mine";
+/// Words that end a subject without a past ("the house was built…", "the
+/// plumber says…"): what follows is a state, not something that happened.
+const NOT_A_PAST_VERB: &str = "is are was were be been has have will would can could should may \
+    might must do does did isn't aren't wasn't weren't hasn't haven't won't can't";
+
+/// Whether `first` (the text, lower-case, from its first word) reports
+/// something that happened: "we" or "they" and a past tense ("we recorded
+/// the vocals…"), an irregular past ("sang three carols…"), a past tense
+/// in "-ed" and its object ("recorded the intro…"), or a subject and its
+/// past ("the raffle prizes arrived from the shop", "Miso had her second
+/// vaccination").
+fn reports_the_past(first: &str) -> bool {
+    let set_apart = without_apposition(first);
+    let first = set_apart.as_deref().unwrap_or(first);
+    let words: Vec<&str> = plain_words(first).collect();
+    let word = |i: usize| words.get(i).copied().unwrap_or_default();
+    if first.trim_end().ends_with('?') {
+        // A question asks; it does not report ("did the plumber come?").
+        return false;
+    }
+    let recent = names_a_time_gone_by(first);
+    let subject = word(0) == "we" || word(0) == "they";
+    let at = usize::from(subject);
+    let (verb, next) = (word(at), word(at + 1));
+    match past_form(verb) {
+        // "Read the contract", "cut the hedge" ask; "we cut the hedge" and
+        // "cut the hedge yesterday" tell.
+        Some(Past::AsBase) if subject || told_as_done(verb, first) => return true,
+        Some(Past::AsBase) | None => {}
+        Some(past) if verb.ends_with("ed") => {
+            // A past that is only ever one, on a day named: "stalled twice
+            // in today's lesson".
+            if is_number(next) || (recent && past == Past::Clear) {
+                return true;
+            }
+            if continues_doing(verb, next) {
+                return true;
+            }
+            // A past and its bare object, as an imperative takes one:
+            // "swapped shifts with Aisha".
+            if !subject && bare_object(first, &words) {
+                return true;
+            }
+            // Before a preposition, a past that is only ever one reports
+            // ("paddled to the island…", "agreed with finance to…") unless
+            // it describes, as a feeling or a place does ("stressed about…",
+            // "located in…"); one the lexicon knows as an adjective too
+            // ("interested in…", "based on…") only on a day named.
+            let describes = past == Past::Ambiguous || listed(DESCRIBING_PASTS, verb);
+            let preposition = listed(PREPOSITIONS, next) && (recent || !describes);
+            // A verb with its particle, then its object: "picked up the
+            // frames", "switched off v1", "sorted out insurance". (After a
+            // past that describes, "in" is a preposition: "located in the
+            // old mill", "interested in the cello".)
+            let particle = listed(PARTICLES, next)
+                && !(describes && next == "in")
+                && names_an_object(word(at + 2));
+            return subject || starts_an_object(next) || preposition || particle;
+        }
+        Some(Past::Clear) => return true,
+        Some(Past::Ambiguous) => {
+            // On a day named, with no one after it to ask about: "did
+            // stage five on Sunday" (not "did you ring them today").
+            let asks = listed(PRONOUNS, next) || next == "you";
+            return subject
+                || (recent && !asks)
+                || starts_an_object(next)
+                || listed(PREPOSITIONS, next)
+                || listed(PARTICLES, next)
+                || is_number(next);
+        }
+    }
+    // A subject first: up to three words ("Miso had…", "Aunt Colette
+    // confirmed…", "Pepper's glucose curve came back…") or a determiner
+    // and up to three words ("the raffle prizes arrived…"), ended by a
+    // past, a passive's participle, a verb that is not a past or the
+    // start of an object ("the mirror shows a…"). The user is not a
+    // subject here: "I'm left-handed" is a fact about them.
+    let last = if listed(SUBJECT_STARTS, word(0)) {
+        4
+    } else {
+        3
+    };
+    let mut verb_at = None;
+    // (No subject to look past when the text opens with the user.)
+    let mut searched_up_to = if listed(THE_USER, word(0)) { 0 } else { last };
+    let mut i = 1;
+    while i <= searched_up_to {
+        let (w, then) = (word(i), word(i + 1));
+        if matches!(w, "was" | "were") && (verbs::is_participle(then) || is_past(then)) {
+            // A passive reports what just happened ("the timber was
+            // delivered this afternoon"), not a fact of long ago ("the
+            // house was built in 1930").
+            verb_at = recent.then_some(i + 1);
+            break;
+        }
+        if w == "of" && listed(OBJECT_STARTS, then) {
+            // A part of a group: "two of the guppies died…", "half of the
+            // cousins booked…" — the subject goes on after its determiner.
+            searched_up_to += 2;
+            i += 2;
+            continue;
+        }
+        if listed(SUBJECT_PLACES, w) {
+            // The subject's place, up to two words after a determiner:
+            // "the box at Low Farm blew down…", "the shed on the
+            // allotment flooded…".
+            let determiner = usize::from(listed(OBJECT_STARTS, then));
+            searched_up_to = (i + determiner + 3).min(searched_up_to + 3);
+            i += 1 + determiner;
+            continue;
+        }
+        if w == "did" && (starts_an_object(then) || recent) {
+            // "did" with an object is the past of "do" ("the installer
+            // did the survey"), not its auxiliary ("did not reply").
+            verb_at = Some(i);
+            break;
+        }
+        // What someone says happened, happened: "the agent says the
+        // tenants reported damp…" (not "the vet says to keep him in").
+        if listed(REPORTING, w) && reports_the_past(after_word(first, w)) {
+            return true;
+        }
+        // A subject and a participle that ends its clause, as a heading
+        // puts it: "Calibration done: two of my reports…", "Chapter
+        // three written."
+        if verbs::is_participle(w) && !is_past(w) && word(0) != "well" && ends_a_clause(first, w) {
+            return true;
+        }
+        if listed(NOT_A_PAST_VERB, w) || listed(OBJECT_STARTS, w) {
+            break;
+        }
+        if is_past(w) {
+            verb_at = Some(i);
+            break;
+        }
+        // Anything else, a number too, is part of the subject's name:
+        // "Episode four went out…".
+        i += 1;
+    }
+    verb_at.is_some_and(|i| {
+        let next = word(i + 1);
+        // A past before a preposition that a present verb follows is a
+        // participle inside the subject: "gouache mixed with gum arabic
+        // flows better" tells how things are.
+        if listed(PREPOSITIONS, next) && present_verb_after(first, &words, i + 2) {
+            return false;
+        }
+        // A past that is only ever one, on a day named, reports whatever
+        // follows it: "the vet gave Bean her first jab this morning".
+        (recent && past_form(word(i)) == Some(Past::Clear))
+            || next.is_empty()
+            || is_number(next)
+            || listed(OBJECT_STARTS, next)
+            || listed(NUMBER_WORDS, next)
+            || listed(PREPOSITIONS, next)
+            || listed(AFTER_A_PAST, next)
+            // A bare object and where it was: "the tenants reported damp
+            // in the back bedroom".
+            || (object_word(&next)
+                && listed(PLACES_AFTER_AN_OBJECT, word(i + 2))
+                && !listed(SUBJECT_STARTS, word(i - 1)))
+            // ("the finished painting…": after a determiner it describes.)
+            || (continues_doing(word(i), next) && !listed(SUBJECT_STARTS, word(i - 1)))
+    })
+}
+
+/// The verbs that pass on what someone said.
+const REPORTING: &str = "says said tells told writes wrote reckons";
+
+/// The text of `first` after `word`, one of its [`plain_words`], and a
+/// "that" opening it.
+fn after_word<'a>(first: &'a str, word: &str) -> &'a str {
+    // `word` is a slice of `first`: where it ends is where the rest begins.
+    let start = (word.as_ptr() as usize).wrapping_sub(first.as_ptr() as usize);
+    debug_assert!(
+        start + word.len() <= first.len(),
+        "{word:?} is not of {first:?}"
+    );
+    let end = (start + word.len()).min(first.len());
+    let rest = first[end..].trim_start();
+    rest.strip_prefix("that ").unwrap_or(rest)
+}
+
+/// Whether `word`, one of the [`plain_words`] of `first`, ends a clause:
+/// the text ends after it, or a stop, a comma, a colon or a dash does.
+fn ends_a_clause(first: &str, word: &str) -> bool {
+    let rest = after_word(first, word);
+    rest.chars()
+        .next()
+        .is_none_or(|c| matches!(c, ':' | ';' | ',' | '.' | '!' | '—' | '–' | '-'))
+}
+
+/// `first` with the name set between commas after a short subject taken
+/// out, when a past follows it: "a parent volunteer, Mr Osei, joined…" is
+/// "a parent volunteer joined…". `None` when it has none.
+fn without_apposition(first: &str) -> Option<String> {
+    let mut parts = first.splitn(3, ',');
+    let (subject, named, rest) = (parts.next()?, parts.next()?, parts.next()?);
+    let short = |part: &str| (1..=4).contains(&plain_words(part).count());
+    let verb = plain_words(rest).next()?;
+    (short(subject)
+        && short(named)
+        && !plain_words(subject).any(|w| listed(NOT_A_PAST_VERB, w) || is_past(w))
+        && is_past(verb))
+    .then(|| format!("{subject}{rest}"))
+}
+
+/// Whether `first` names a time gone by and, after a comma or a colon,
+/// goes on with a past not written as its base (the time says which a
+/// "fell" is): a report told after a heading of its own ("Work party at
+/// Napton on Saturday, laid eight metres…", "First scrimmage last night:
+/// one assist, fell twice…").
+fn reports_after_a_heading(first: &str) -> bool {
+    names_a_time_gone_by(first)
+        && !first.trim_end().ends_with('?')
+        && first.split([',', ':']).skip(1).any(|clause| {
+            let verb = plain_words(clause).next().unwrap_or_default();
+            matches!(past_form(verb), Some(Past::Clear | Past::Ambiguous))
+        })
+}
+
+/// The pasts that tell when a doing began, went on or ended: followed by
+/// what was done ("knee started hurting at 10 km", "the hens stopped
+/// laying"), they report a change, never a standing fact.
+const ASPECT_PASTS: &str = "started stopped began kept finished quit resumed continued";
+
+/// `verb` is one of [`ASPECT_PASTS`] and `next` the doing it governs.
+fn continues_doing(verb: &str, next: &str) -> bool {
+    listed(ASPECT_PASTS, verb) && next.len() >= 5 && next.ends_with("ing")
+}
+
+/// A past tense after a subject: any but one written as its own base
+/// ("the kids set the table" is as often a habit).
+fn is_past(word: &str) -> bool {
+    past_form(word).is_some_and(|p| p != Past::AsBase)
+}
+
+/// What `word` is as a past tense: the lexicon's reading ([`verbs`]), the
+/// pasts listed as ambiguous here, and a word in "-ed" the lexicon does
+/// not know ("playtested", "rewired") taken as a past.
+fn past_form(word: &str) -> Option<Past> {
+    if listed(AMBIGUOUS_PAST, word) {
+        return Some(Past::Ambiguous);
+    }
+    verbs::past(word).or_else(|| {
+        let unknown_in_ed = word.len() >= 5
+            && word.ends_with("ed")
+            && !word.contains('-')
+            && !listed(NOT_PAST, word)
+            && !verbs::knows(word);
+        unknown_in_ed.then_some(Past::Clear)
+    })
+}
+
+/// Said of the user directly: a preference even when a task word starts it.
+const ABOUT_ME: &[&str] = &["call me ", "my name is", "i am called"];
+/// How a fact about the user, or the people in their life, begins ("my
+/// sister lives in…", "my partner's name is…", "I work from home…").
+const FIRST_PERSON: &[&str] = &[
+    "my ",
+    "i am ",
+    "i'm ",
+    "i work ",
+    "i live ",
+    "i was born",
+    "i speak ",
+    "i have a ",
+    "i've been ",
+    "i grew up",
+    "i don't ",
+    "i do not ",
+    "i can't eat ",
+    "i cannot eat ",
+    "i can't drink ",
+    "i cannot drink ",
+];
+const EVENT_WORDS: &[&str] = &[
+    "decided",
+    "decision",
+    "shipped",
+    "released",
+    "launched",
+    "deployed",
+    "merged",
+    "signed",
+    "we agreed",
+    "agreed to",
+    "completed",
+    "finished",
+    "met with",
+    "meeting with",
+    "kicked off",
+    "went live",
+    "hired",
+    "approved",
+    "announced",
+    "closed the",
+    "migrated",
+    "switched to",
+    "booked",
+    "bought",
+    "ordered",
+    "paid",
+    "harvested",
+    "planted",
+    "delivered",
+    "published",
+    "submitted",
+    "received",
+    "cancelled",
+    "canceled",
+];
+const PREFERENCE_WORDS: &[&str] = &[
+    "i prefer",
+    "i like ",
+    "i love ",
+    "i hate ",
+    "i dislike",
+    "i don't like",
+    "i do not like",
+    "my favorite",
+    "my favourite",
+    "always use",
+    "never use",
+    "please always",
+    "please never",
+    "please don't ",
+    "please do not ",
+    "call me ",
+    "i'm allergic",
+    "i am allergic",
+    "i'm vegetarian",
+    "i am vegetarian",
+    "i'm vegan",
+    "i am vegan",
+    "my name is",
+    "i work as",
+    "i live in",
+    "my birthday",
+    "i usually",
+    "i always ",
+    "i never ",
+    "i can't stand",
+    "i cannot stand",
+    "i enjoy",
+    "i'd rather",
+    "i would rather",
+];
+
+/// A text from its first word: the marks of a list item set aside.
+fn after_bullets(text: &str) -> &str {
+    text.trim_start_matches(['-', '*', '•', ' '])
+}
+
+/// Whether lower-cased `text` opens with an open checkbox (`- [ ] …`).
+fn is_checkbox(lower: &str) -> bool {
+    lower.starts_with("- [ ]") || lower.starts_with("* [ ]")
+}
+
+/// The kind of an update's text (rule 1).
+pub fn kind_of(text: &str) -> Kind {
+    let lower = text.trim().to_lowercase();
+    let first = if is_checkbox(&lower) {
+        lower.as_str()
+    } else {
+        after_bullets(&lower)
+    };
+    if ABOUT_ME.iter().any(|s| first.starts_with(s)) {
+        Kind::Preference
+    } else if !told_as_done(plain_words(first).next().unwrap_or_default(), first)
+        && (TASK_STARTS.iter().any(|s| opens_with(first, s))
+            || asks_for_something(first)
+            || asks_someone(after_bullets(text)))
+    {
+        Kind::Task
+    } else if EVENT_WORDS.iter().any(|w| said_unnegated(&lower, w))
+        // Each clause a semicolon sets apart may report on its own: "Mrs
+        // Okafor says my scales are even; we moved on to the exam pieces".
+        || first.split(';').any(|clause| reports_the_past(clause.trim_start()))
+        || reports_after_a_heading(first)
+    {
+        Kind::Event
+    } else if PREFERENCE_WORDS.iter().any(|w| lower.contains(w))
+        || FIRST_PERSON.iter().any(|s| first.starts_with(s))
+    {
+        Kind::Preference
+    } else {
+        Kind::Note
+    }
+}
+
+/// The text after the verb that opens a task ("book the movers", "pick
+/// up…", "treat the boards…"): that verb says what to do, not what about,
+/// and would otherwise tie "Book the movers" to whichever project's notes
+/// mention a book. (The past that opens an event stays: "playtested…",
+/// "harvested…" are as often the project's own words.)
+pub(super) fn without_task_opening(text: &str, kind: Kind) -> &str {
+    let trimmed = text.trim_start();
+    let lower = trimmed.to_lowercase();
+    if kind != Kind::Task || lower.len() != trimmed.len() {
+        // Lower-casing changed a length: offsets would not carry over.
+        return text;
+    }
+    let listed = TASK_STARTS
+        .iter()
+        .map(|s| s.trim_end())
+        .filter(|s| s.chars().all(|c| c.is_ascii_lowercase() || c == ' '))
+        .find(|s| lower.starts_with(s) && lower[s.len()..].starts_with(char::is_whitespace))
+        .map(str::len);
+    let imperative = || {
+        asks_for_something(&lower).then(|| {
+            trimmed
+                .find(|c: char| !c.is_alphanumeric())
+                .unwrap_or(trimmed.len())
+        })
+    };
+    match listed.or_else(imperative) {
+        Some(end) => trimmed[end..].trim_start(),
+        None => text,
+    }
+}
+
+/// Verbs of wanting: a participle in their clause is what someone wants
+/// done, not what was ("HR wants every review submitted by…").
+const WANTING: &str = "want wants need needs expect expects hope hopes";
+/// What makes a participle after it a passive yet to happen or holding
+/// now ("once the plan is approved", "it will be signed"), not a report.
+const NOT_YET: &str = "is are be gets get";
+
+/// `word` in `text` at word boundaries, and not denied just before
+/// ("haven't decided", "not approved", "never shipped"). A participle
+/// after a determiner describes, it does not report: "the approved list",
+/// "a signed copy"; nor does one in a present or future passive, or one
+/// wanted ([`NOT_YET`], [`WANTING`]).
+fn said_unnegated(text: &str, word: &str) -> bool {
+    found_words(text, word).any(|at| {
+        let before = text[..at].split_whitespace().next_back();
+        let denied = before.is_some_and(|w| w == "not" || w == "never" || w.ends_with("n't"));
+        let describes = word.ends_with("ed") && before.is_some_and(|w| listed(OBJECT_STARTS, w));
+        let clause = text[..at]
+            .rsplit([',', ';', ':', '.'])
+            .next()
+            .unwrap_or_default();
+        let not_yet = before.is_some_and(|w| listed(NOT_YET, w))
+            || plain_words(clause).any(|w| listed(WANTING, w));
+        !denied && !describes && !not_yet
+    })
+}
+
+/// `needle` in `hay` at word boundaries.
+pub(super) fn contains_words(hay: &str, needle: &str) -> bool {
+    found_words(hay, needle).next().is_some()
+}
+
+/// Where `needle` starts in `hay` at word boundaries.
+pub(super) fn found_words<'a>(hay: &'a str, needle: &'a str) -> impl Iterator<Item = usize> + 'a {
+    let needle = needle.trim();
+    hay.match_indices(needle)
+        .map(|(at, _)| at)
+        .filter(move |&at| {
+            let before = hay[..at].chars().next_back();
+            let after = hay[at + needle.len()..].chars().next();
+            !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+        })
+}
+
+pub(super) fn kind_name(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Task => "task",
+        Kind::Event => "event",
+        Kind::Preference => "preference",
+        Kind::Note => "note",
+    }
+}
+
+pub(super) fn kind_rule(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Task => "it starts like a task",
+        Kind::Event => "it reports something that happened or was decided",
+        Kind::Preference => "it states a preference or a fact about the user",
+        Kind::Note => "none of the task, event or preference rules apply",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_follow_the_documented_rules() {
+        for (text, kind) in [
+            ("TODO: renew the domain", Kind::Task),
+            ("- [ ] write the report", Kind::Task),
+            ("Remember to call the plumber", Kind::Task),
+            ("Buy oat milk", Kind::Task),
+            ("We decided to use Postgres", Kind::Event),
+            ("Atlas v2 shipped today", Kind::Event),
+            ("I prefer answers in French", Kind::Preference),
+            ("The API has three endpoints", Kind::Note),
+            ("the redecided field", Kind::Note),
+            ("Reserve a table for four", Kind::Task),
+            // A verb done again opens a task as the verb does.
+            (
+                "Redo figure 2 with the confidence intervals the co-authors asked for",
+                Kind::Task,
+            ),
+            // A past, its particle and a named object report.
+            (
+                "Switched off v1 in the staging environment to see what breaks",
+                Kind::Event,
+            ),
+            ("Sorted out insurance for the van", Kind::Event),
+            ("Stressed out about the exam", Kind::Note),
+            // A participle ending a subject's clause, as a heading.
+            (
+                "Calibration done: two of my reports were rated exceeds",
+                Kind::Event,
+            ),
+            ("Chapter three written.", Kind::Event),
+            ("Well done, everyone", Kind::Note),
+            // A participle wanted, or in a passive yet to happen.
+            (
+                "HR wants every review submitted in the new system by 20 December",
+                Kind::Note,
+            ),
+            (
+                "The grant only pays for thinning once the management plan is approved",
+                Kind::Note,
+            ),
+            ("The contract will be signed on Friday", Kind::Note),
+            ("The contract has been signed", Kind::Event),
+            // A name set between commas is part of the subject.
+            (
+                "A parent volunteer, Mr Osei, joined the session",
+                Kind::Event,
+            ),
+            (
+                "Our neighbour, a retired joiner, fixed the gate",
+                Kind::Event,
+            ),
+            ("Tomatoes, beans, peas and courgettes this year", Kind::Note),
+            // What someone says happened is news; what they advise is not.
+            (
+                "The agent says the tenants reported damp in the bedroom",
+                Kind::Event,
+            ),
+            (
+                "The contractor found asbestos in the ceiling void",
+                Kind::Event,
+            ),
+            ("The vet says that Bean swallowed a sock", Kind::Event),
+            ("The vet says to keep him indoors for a week", Kind::Note),
+            ("Mum says the blue one is nicer", Kind::Note),
+            // A verb done again opens a task as the verb does.
+            ("Reorder kraft envelopes before Friday", Kind::Task),
+            ("Resend the invoice to the client", Kind::Task),
+            ("Reread chapter two", Kind::Task),
+            ("Rewrite is due on Friday", Kind::Note),
+            ("Research suggests otherwise", Kind::Note),
+            ("Recorded the second take of the intro", Kind::Event),
+            ("We sang three carols at the market", Kind::Event),
+            ("They moved the deadline to May", Kind::Event),
+            ("Interested in learning the cello", Kind::Note),
+            ("Paddled to the island and back", Kind::Event),
+            ("Agreed with finance to credit every account", Kind::Event),
+            ("Delighted with the new frames", Kind::Note),
+            ("Located in the old mill by the river", Kind::Note),
+            ("Interested in the cello", Kind::Note),
+            ("Handed in the form", Kind::Event),
+            ("Planned for March, once the grant is in", Kind::Note),
+            ("Based on the survey, the layout works", Kind::Note),
+            ("Inverted index compression gives a speedup", Kind::Note),
+            ("Speed matters more than size here", Kind::Note),
+            ("I grew up in Porto", Kind::Preference),
+            ("I don't eat fish", Kind::Preference),
+            ("I can't eat shellfish", Kind::Preference),
+            ("I cannot drink milk", Kind::Preference),
+            ("I can't find the drill bits", Kind::Note),
+            ("Left the charger at the office", Kind::Event),
+            ("Left for Lisbon on the early train", Kind::Event),
+            ("Left shoulder is stiff after the climb", Kind::Note),
+            ("Lost luggage claims take a week", Kind::Note),
+            ("Had a long call with the bank", Kind::Event),
+            ("Climbed with Ana at the gym this morning", Kind::Event),
+            ("Excited about the new studio", Kind::Note),
+            ("The new drummer joined us for the gig", Kind::Event),
+            ("Lena sent the contract back", Kind::Event),
+            ("It rained all weekend", Kind::Event),
+            ("Knee started hurting at 10 km", Kind::Event),
+            ("Repot the chillies into bigger pots", Kind::Task),
+            ("Dinner the other night was lovely", Kind::Note),
+            (
+                "Half the street addresses near the house come back with the wrong coordinates",
+                Kind::Note,
+            ),
+            ("Such a relief that the boiler works again", Kind::Note),
+            ("The third installer did the heat loss survey", Kind::Event),
+            ("The plumber did not reply", Kind::Note),
+            (
+                "Gouache mixed with gum arabic flows better than ink",
+                Kind::Note,
+            ),
+            ("The vet came by with the results", Kind::Event),
+            (
+                "The builder started on the stairs and the hole is cut",
+                Kind::Event,
+            ),
+            (
+                "Nine people came to Priya's and we ran out of chairs",
+                Kind::Event,
+            ),
+            ("Dad's scan showed nothing new", Kind::Event),
+            ("The survey found no damp in the walls", Kind::Event),
+            ("Rent goes up by 4% from January", Kind::Note),
+            ("Water is coming through the kitchen ceiling", Kind::Note),
+            ("Water the tomatoes every evening", Kind::Task),
+            ("Must book the vet before Friday", Kind::Task),
+            ("I have to call the bank", Kind::Task),
+            ("Must have the quotes in by Monday", Kind::Task),
+            ("We have to renew the permit", Kind::Task),
+            ("Please don't schedule anything before 9", Kind::Preference),
+            ("Please don't forget to call the plumber", Kind::Task),
+            (
+                "Swapped shifts with Aisha so I'm off on the 14th",
+                Kind::Event,
+            ),
+            ("Planted bulbs for the spring", Kind::Event),
+            ("Recorded episode 13 with the bike couriers", Kind::Event),
+            ("Recorded episodes 1 to 5 are on the drive", Kind::Note),
+            ("Print page 3 of the contract", Kind::Task),
+            ("Used nappies go in the brown bin", Kind::Note),
+            ("Vote on April's book in the group by Sunday", Kind::Task),
+            ("Talk to the head about the school trip", Kind::Task),
+            ("Lunch with Sam was lovely", Kind::Note),
+            ("Rest for two days helps the knee", Kind::Note),
+            ("Blackout the bathroom window with card", Kind::Task),
+            // "re" and a verb is a verb, whatever its ending looks like.
+            ("Restring the mandolin with lighter strings", Kind::Task),
+            ("Rehang the kitchen door", Kind::Task),
+            ("Restrings take about an hour", Kind::Note),
+            ("Result: the glaze crazed", Kind::Note),
+            // A bare object of two words, then a place.
+            ("Sow yellow rattle in the meadow patch", Kind::Task),
+            ("Planted broad beans in the raised bed", Kind::Event),
+            ("Keep spare batteries in the shed", Kind::Task),
+            // (A verb after a noun makes the two its subject.)
+            ("Fish stocks rise in the spring", Kind::Note),
+            ("Feed bowls live under the sink", Kind::Note),
+            (
+                "Inverted index compression with WAND gives a speedup",
+                Kind::Note,
+            ),
+            ("Cycle lanes in the city are safer now", Kind::Note),
+            ("Maybe the plumber is right about the pipe", Kind::Note),
+            ("Tomorrow the builders start on the roof", Kind::Note),
+            ("Hopefully the frost holds off", Kind::Note),
+            ("Wedging the clay well stops air bubbles", Kind::Note),
+            ("Stopped taking the antihistamine", Kind::Event),
+            ("The boiler kept cutting out overnight", Kind::Event),
+            ("Started plants need hardening off", Kind::Note),
+            ("The finished painting hangs in the hall", Kind::Note),
+            ("The house was built in 1930", Kind::Note),
+            ("The shared drive needs a cleanup", Kind::Note),
+            (
+                "The lens shows a washed-out corner in the photos",
+                Kind::Note,
+            ),
+            ("The tent has a torn seam", Kind::Note),
+            ("The plumber says the pipes are fine", Kind::Note),
+            ("Return borrowed books to the library", Kind::Task),
+            ("Draw the floor plan to scale", Kind::Task),
+            ("Put the winter tyres on", Kind::Task),
+            ("Rebuilt the gearbox with new bearings", Kind::Event),
+            ("Aunt Rosa confirmed she is coming", Kind::Event),
+            ("I'm left-handed", Kind::Preference),
+            ("Treat the fence with oil", Kind::Task),
+            ("Do twenty push-ups a day", Kind::Task),
+            ("Send everyone the agenda", Kind::Task),
+            ("Love the new layout", Kind::Note),
+            ("Garden: the new compost bin", Kind::Note),
+            ("Will the plumber come on Monday?", Kind::Note),
+            ("Can the old tiles stay under the new floor?", Kind::Note),
+            ("Design review went well", Kind::Note),
+            ("Pepper's glucose curve came back better", Kind::Event),
+            ("I can't stand loud restaurants", Kind::Preference),
+            ("The parcel arrived and looks fine", Kind::Event),
+            ("Give Maria the keys on Monday", Kind::Task),
+            ("Email Priya the slides", Kind::Task),
+            ("Picked up the car from the garage", Kind::Event),
+            ("Show HN: a tiny search engine", Kind::Note),
+            ("Cycled to Brighton and back on Sunday", Kind::Event),
+            ("Trace the parcel from the courier", Kind::Task),
+            ("Pressed 40 litres of juice", Kind::Event),
+            ("Drop the keys at the office", Kind::Task),
+            ("The fundraiser raised 800 euros", Kind::Event),
+            ("Did my first open-water swim", Kind::Event),
+            ("Did the plumber call back?", Kind::Note),
+            ("Did stage five on Sunday, fourteen miles", Kind::Event),
+            ("Lost two kilos this month", Kind::Event),
+            ("Did you ring the garage today", Kind::Note),
+            (
+                "Work party at Napton on Saturday, laid eight metres and staked it",
+                Kind::Event,
+            ),
+            (
+                "First scrimmage last night: one assist, fell twice at the blue line",
+                Kind::Event,
+            ),
+            // No time gone by, or none after the heading.
+            ("Hedge notes: laid hedges need staking", Kind::Note),
+            ("Work party on Saturday, bring gloves", Kind::Note),
+            // A subject's place before its past.
+            (
+                "The box at Low Farm blew down in Tuesday's storm",
+                Kind::Event,
+            ),
+            ("The shed on the allotment flooded overnight", Kind::Event),
+            ("The bench in the garden faces west", Kind::Note),
+            ("The path by the finished wall is muddy", Kind::Note),
+            ("Label every jar with the date", Kind::Task),
+            // A clause of its own after a semicolon reports on its own.
+            (
+                "Mrs Okafor says my scales are even; we moved on to the exam pieces",
+                Kind::Event,
+            ),
+            (
+                "Ana says the scales are even; the pieces are next",
+                Kind::Note,
+            ),
+            // A participle after a determiner describes.
+            ("The grant covers chargers on the approved list", Kind::Note),
+            ("The council approved the extension", Kind::Event),
+            // A clear past on a day named reports, whatever follows it.
+            ("The vet gave Bean her first jab this morning", Kind::Event),
+            ("The vet gave advice that helps", Kind::Note),
+            ("The removal firm came round to quote", Kind::Event),
+            ("Our team came third at the regionals", Kind::Event),
+            // A rare verb's past that is a common verb's base.
+            ("Most members feed their starter daily", Kind::Note),
+            ("Fed the starter at six", Kind::Event),
+        ] {
+            assert_eq!(kind_of(text), kind, "{text}");
+        }
+    }
+
+    #[test]
+    fn the_verb_that_opens_a_task_is_not_what_it_is_about() {
+        let task = |text| without_task_opening(text, Kind::Task);
+        assert_eq!(task("Book the movers"), "the movers");
+        assert_eq!(task("pick up the kids"), "the kids");
+        assert_eq!(task("Treat the boards"), "the boards");
+        assert_eq!(task("Books to read"), "Books to read");
+        assert_eq!(task("Éclair recipe"), "Éclair recipe");
+        assert_eq!(
+            task("İstanbul: book the flight"),
+            "İstanbul: book the flight"
+        );
+        let event = without_task_opening("Booked the ferry", Kind::Event);
+        assert_eq!(event, "Booked the ferry");
+    }
+
+    #[test]
+    fn the_verb_lexicon_tells_imperatives_pasts_and_passives() {
+        for (text, kind) in [
+            // Any verb before its object asks, not only listed ones…
+            ("Learn the difference between the two calls", Kind::Task),
+            ("Measure the dropout width before ordering", Kind::Task),
+            // …but not one that states, or another verb's past.
+            ("Love the new layout", Kind::Note),
+            ("Garden: the new compost bin", Kind::Note),
+            ("Will the plumber come on Monday?", Kind::Note),
+            ("Can the old tiles stay under the new floor?", Kind::Note),
+            ("Saw a great documentary last night", Kind::Event),
+            (
+                "Found Zofia's baptism record in the parish books",
+                Kind::Event,
+            ),
+            // A name followed by a verb is a subject, not whom to ask.
+            (
+                "Home Assistant loses the stick after every reboot",
+                Kind::Note,
+            ),
+            ("Email Priya the slides", Kind::Task),
+            // Irregular pasts the rules never listed, and someone's object.
+            ("Bought a second-hand wetsuit for the relay", Kind::Event),
+            ("Tested Granny's soda bread recipe", Kind::Event),
+            // A past written as its base asks, unless a subject says it.
+            ("Cut the hedge back", Kind::Task),
+            ("We cut the hedge back", Kind::Event),
+            // A passive reports when it is recent; a state after "was" does not.
+            ("The timber was delivered this afternoon", Kind::Event),
+            (
+                "The stolen bike was found by the canal this morning",
+                Kind::Event,
+            ),
+            ("The stolen bike was found by the canal in 2019", Kind::Note),
+            ("The tenors were great last night", Kind::Note),
+            // A past that is only ever one, on a day named, reports.
+            (
+                "Stalled twice on the hill start in today's lesson",
+                Kind::Event,
+            ),
+            ("Interested twice in today's talk", Kind::Note),
+            // "One of…" is an object like "two of…".
+            ("Lost one of the hens to a fox last night", Kind::Event),
+            // A past may end its clause.
+            (
+                "The dial cord snapped while I was re-tensioning it",
+                Kind::Event,
+            ),
+            // A title opens an object; a number in a subject is its name.
+            ("Interviewed Mrs Hartley about the mill", Kind::Event),
+            ("Episode four went out last week", Kind::Event),
+            ("Buy two bags of pellets", Kind::Task),
+            ("Need four more chairs for the hall", Kind::Note),
+            // A bare object ends at a preposition or "and"; with a verb
+            // after it, the two words were a subject.
+            ("Pick tiles for the shower wall, something matt", Kind::Task),
+            ("Sort photos from the trip and print the best", Kind::Task),
+            ("Change requests from the client are piling up", Kind::Note),
+            ("Train times for Sunday are on the website", Kind::Note),
+            ("Garden party on Saturday", Kind::Note),
+            // A past written as its base tells, with a time behind it.
+            ("Cut the hedge back yesterday", Kind::Event),
+            ("Read the whole contract last night", Kind::Event),
+            ("Put the bins out on Tuesday", Kind::Task),
+            // …or a clause joined to it in a past that is only ever one.
+            (
+                "Read the speech to Mia and she laughed at every joke",
+                Kind::Event,
+            ),
+            ("Cut the hedge then cleared the leaves", Kind::Event),
+            ("Read the contract and sign it", Kind::Task),
+            // A part of a group is a subject too, and a past may be
+            // followed by what it was about or when.
+            ("Two of the guppies died overnight", Kind::Event),
+            ("Most of the seedlings survived the frost", Kind::Event),
+            (
+                "A recruiter from Hays called about a contract role",
+                Kind::Event,
+            ),
+            ("One of the hens is broody", Kind::Note),
+        ] {
+            assert_eq!(kind_of(text), kind, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_task_opened_by_a_past_written_as_its_base_is_in_doubt() {
+        let doubt = |text: &str| doubtful_kind(text, kind_of(text));
+        assert_eq!(
+            kind_of("Beat a 1600 in the club league on Tuesday"),
+            Kind::Task
+        );
+        assert!(
+            doubt("Beat a 1600 in the club league on Tuesday")
+                .is_some_and(|why| why.contains("\"beat\""))
+        );
+        assert!(doubt("Cut the hedge back on Saturday").is_some());
+        assert!(doubt("Put the bins out on Tuesday").is_some());
+        // An open checkbox already says it is a task.
+        assert_eq!(kind_of("- [ ] Put the bins out"), Kind::Task);
+        assert_eq!(doubt("- [ ] Put the bins out"), None);
+        // Another verb, a task opened otherwise, or another kind: no doubt.
+        assert_eq!(doubt("Treat the boards before winter"), None);
+        assert_eq!(doubt("Remember to cut the hedge"), None);
+        assert_eq!(doubt("We cut the hedge back"), None);
+    }
+
+    #[test]
+    fn a_denied_event_word_is_no_event() {
+        assert_eq!(kind_of("We haven't decided on the venue"), Kind::Note);
+        assert_eq!(kind_of("The budget was not approved"), Kind::Note);
+        assert_eq!(kind_of("We decided on the venue"), Kind::Event);
+    }
+
+    #[test]
+    fn names_match_at_word_boundaries() {
+        assert!(contains_words("notes on atlas today", "atlas"));
+        assert!(!contains_words("the atlases", "atlas"));
+        assert!(contains_words("home renovation: tiles", "home renovation"));
+    }
+}
