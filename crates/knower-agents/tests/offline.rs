@@ -1090,6 +1090,42 @@ fn with_a_model_a_sole_word_against_a_faint_meaning_goes_to_the_inbox() {
     );
 }
 
+/// A fact of one of the user's things whose words no project's notes hold
+/// goes to the profile by words alone, and to the project it clearly
+/// means with a model; a fact about someone in the user's life stays the
+/// profile's either way.
+#[test]
+fn with_a_model_a_fact_of_the_users_things_goes_where_it_clearly_means() {
+    let text = "My lettuce seedlings need fertiliser and more sunlight";
+    let (words_only, decision) = routed_without_and_with_a_model(text);
+    assert_eq!(
+        words_only.destination.as_deref(),
+        Some("profile.md"),
+        "{}",
+        words_only.reasoning
+    );
+    assert_eq!(
+        decision.destination.as_deref(),
+        Some("projects/garden/state.md"),
+        "{}",
+        decision.reasoning
+    );
+    assert!(
+        decision.reasoning.contains(
+            "It is about one of your things more than who you are, and its meaning is garden's"
+        ),
+        "{}",
+        decision.reasoning
+    );
+    let (_, sister) = routed_without_and_with_a_model("My sister keeps chickens near Hamburg");
+    assert_eq!(
+        sister.destination.as_deref(),
+        Some("profile.md"),
+        "{}",
+        sister.reasoning
+    );
+}
+
 /// How `text` is routed on the fixture without an embedding model, then
 /// with the real one.
 fn routed_without_and_with_a_model(

@@ -373,7 +373,7 @@ fn bare_object(first: &str, words: &[&str]) -> bool {
     };
     if clause_words >= 3
         && object_word(noun)
-        && (listed(AFTER_A_BARE_OBJECT, then) || is_number(then))
+        && (listed(AFTER_A_BARE_OBJECT, then) || is_number(then) || is_letter_name(then))
         && !has_a_verb(first, words, 3, false)
     {
         return true;
@@ -394,6 +394,12 @@ fn bare_object(first: &str, words: &[&str]) -> bool {
         // Any verb after them, a present too, makes them its subject:
         // "inverted index compression with WAND gives…".
         && !has_a_verb(first, words, 4, true)
+}
+
+/// A single letter that names the noun before it, as a number does
+/// ("aisle C", "plan B", "gate D"); not "a" or "I".
+fn is_letter_name(word: &str) -> bool {
+    word.len() == 1 && word.chars().all(|c| c.is_ascii_alphabetic()) && !matches!(word, "a" | "i")
 }
 
 /// A word that may be a bare object: no verb's past, no form of "be" or
@@ -436,19 +442,29 @@ const JOINS: &str = "and then but so";
 /// Who may do the second clause's verb.
 const PRONOUNS: &str = "i we he she they it everyone";
 
+/// Who may open a clause set after a comma that tells what happened.
+const PERSONS: &str = "i we he she they";
+
 /// Whether a clause joined to the first is told in a past that is only
-/// ever one ("…and she laughed", "…then cleared the leaves"): the first
-/// clause is then a report too.
+/// ever one ("…and she laughed", "…then cleared the leaves"), or one set
+/// after a comma opens with a person and such a past ("Beat the Hornets
+/// 31–24, I got player of the match"): the first clause is then a report
+/// too. ("Put the bins out, they had…": a "had" tells how things were.)
 fn goes_on_in_the_past(lower: &str) -> bool {
+    let clear = |v: &str| past_form(v) == Some(Past::Clear);
     let words: Vec<&str> = plain_words(lower).collect();
-    words.iter().enumerate().any(|(i, w)| {
+    let joined = words.iter().enumerate().any(|(i, w)| {
         listed(JOINS, w) && {
             let at = i + 1 + usize::from(words.get(i + 1).is_some_and(|p| listed(PRONOUNS, p)));
-            words
-                .get(at)
-                .is_some_and(|v| past_form(v) == Some(Past::Clear))
+            words.get(at).is_some_and(|v| clear(v))
         }
-    })
+    });
+    joined
+        || lower.split(',').skip(1).any(|clause| {
+            let mut words = plain_words(clause);
+            words.next().is_some_and(|p| listed(PERSONS, p))
+                && words.next().is_some_and(|v| v != "had" && clear(v))
+        })
 }
 
 /// Why the kind of `text` is in doubt though a rule gave it: a task opened
@@ -1175,6 +1191,15 @@ mod tests {
             ("Delighted with the new frames", Kind::Note),
             ("Located in the old mill by the river", Kind::Note),
             ("Interested in the cello", Kind::Note),
+            // A letter names what it follows, as a number does.
+            ("Relabel aisle C before go-live", Kind::Task),
+            // A person and a past after a comma tell what happened.
+            (
+                "Beat the Hornets 31–24, I got player of the match",
+                Kind::Event,
+            ),
+            ("Beat the eggs, they make it lighter", Kind::Task),
+            ("Put the bins out, they had been missed", Kind::Task),
             ("Handed in the form", Kind::Event),
             ("Planned for March, once the grant is in", Kind::Note),
             ("Based on the survey, the layout works", Kind::Note),

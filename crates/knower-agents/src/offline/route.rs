@@ -43,8 +43,10 @@
 //!    times ("my ears won't equalise *if* I go down fast"), which tells of
 //!    a practice, or is of one of the user's things that a project's
 //!    notes hold words of ("my tyres are too narrow…" beside a cyclocross
-//!    project's "tyres"): then it is placed as a note is, and asked about
-//!    with the profile as the first answer when nothing decides; a task no
+//!    project's "tyres") or that clearly means a project (by
+//!    [`MEANING_MIN`] and [`MEANING_MARGIN`]): then it is placed as a note
+//!    is, and asked about with the profile as the first answer when
+//!    nothing decides; a task no
 //!    project's notes have a word of goes to the global `tasks.md` when
 //!    it reads as an everyday errand ([`super::errands`]: the car, the
 //!    post, an appointment) or there are no projects, and is asked about
@@ -443,9 +445,10 @@ pub const SOLE_HOLDER_CONFIDENCE: f32 = 0.6;
 /// [`meaning`], beside its description and state.
 const MEANING_HITS: usize = 3;
 
-/// How close in meaning the note is to each project, best first: the best
-/// cosine between the note and a passage of the project's description, its
-/// state, or one of its notes the search hit first. `None` when no
+/// How close in meaning the note is to each project, best first (the
+/// three closest told in `why`): the best cosine between the note and a
+/// passage of the project's description, its state, or one of its notes
+/// the search hit first. `None` when no
 /// embedding model is on this machine (routing then goes by words alone);
 /// a model that fails is reported, and routing goes on by words.
 fn meaning(
@@ -497,6 +500,16 @@ fn meaning(
         .filter_map(|(p, b)| Some((p.name.clone(), b?)))
         .collect();
     out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    if !out.is_empty() {
+        why.push(format!(
+            "Closest in meaning (cosine to its notes): {}.",
+            out.iter()
+                .take(3)
+                .map(|(p, c)| format!("{p} {c:.2}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
     Some(out)
 }
 
@@ -817,19 +830,39 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         .filter(|(_, held)| !held.is_empty())
         .map(|(p, held)| format!("{p}'s notes hold {}", listed(held)))
         .collect();
-    let as_a_note = (kind == Kind::Preference && !projects.is_empty())
-        .then(|| match how_i_do_something(&lower) {
-            Some(condition) => Some(format!(
-                "It holds only at times (“{condition}”), as a project's notes tell of its practice, more than of who you are"
-            )),
-            None => (of_my_things(&lower) && !holders.is_empty()).then(|| {
-                format!(
-                    "It is about one of your things more than who you are, and {}",
-                    holders.join("; ")
-                )
-            }),
-        })
+    let at_times = (kind == Kind::Preference && !projects.is_empty())
+        .then(|| how_i_do_something(&lower))
         .flatten();
+    let of_mine = kind == Kind::Preference
+        && !projects.is_empty()
+        && at_times.is_none()
+        && of_my_things(&lower);
+    // The meaning is weighed only from here on, a named project or a fact
+    // about who the user is never needs the model loaded or the note
+    // embedded; a fact of the user's things whose words no project's
+    // notes hold needs it here already ("my voice cracks on the high
+    // note" beside an open mic project's songs).
+    let early_meaning = (of_mine && holders.is_empty())
+        .then(|| meaning(index, text, &projects, &hit_files, &mut why));
+    let clearly_meant = early_meaning
+        .as_ref()
+        .and_then(|m| m.as_deref())
+        .and_then(Closest::of)
+        .filter(|c| c.cosine >= MEANING_MIN && c.lead() >= MEANING_MARGIN);
+    let as_a_note = match (at_times, clearly_meant) {
+        (Some(condition), _) => Some(format!(
+            "It holds only at times (“{condition}”), as a project's notes tell of its practice, more than of who you are"
+        )),
+        _ if of_mine && !holders.is_empty() => Some(format!(
+            "It is about one of your things more than who you are, and {}",
+            holders.join("; ")
+        )),
+        (None, Some(c)) if of_mine => Some(format!(
+            "It is about one of your things more than who you are, and its meaning is {}'s (cosine {:.2}, {:.2} to the next)",
+            c.top, c.cosine, c.next_cosine
+        )),
+        _ => None,
+    };
     if let Some(reason) = &as_a_note {
         why.push(format!(
             "{reason}: it is placed as a note about a project would be."
@@ -850,19 +883,10 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         return Ok(global("profile.md", PROFILE_SHARED_CONFIDENCE, why));
     }
 
-    // The meaning is weighed only from here on: a named project or a fact
-    // about the user never needs the model loaded or the note embedded.
-    let meant = meaning(index, text, &projects, &hit_files, &mut why);
-    if let Some(m) = meant.as_ref().filter(|m| !m.is_empty()) {
-        why.push(format!(
-            "Closest in meaning (cosine to its notes): {}.",
-            m.iter()
-                .take(3)
-                .map(|(p, c)| format!("{p} {c:.2}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-    }
+    let meant = match early_meaning {
+        Some(meant) => meant,
+        None => meaning(index, text, &projects, &hit_files, &mut why),
+    };
     let meaning_of = |p: &str| {
         meant
             .as_ref()
