@@ -176,7 +176,7 @@ pub struct WriteTools {
 impl WriteTools {
     /// `actor` names the agent in the journal (`agent`, `agent:offline`…);
     /// each change's reason starts with `update_id`, as every change of an
-    /// update does (see [`crate::recovery`]).
+    /// update does (see the crate's `recovery` module).
     pub fn new(read: ReadTools, actor: &str, update_id: &str) -> WriteTools {
         WriteTools {
             read,
