@@ -1111,9 +1111,12 @@ fn with_a_model_a_fact_of_the_users_things_goes_where_it_clearly_means() {
         decision.reasoning
     );
     assert!(
-        decision.reasoning.contains(
-            "It is about one of your things more than who you are, and its meaning is garden's"
-        ),
+        decision
+            .reasoning
+            .contains("its meaning clearly points to a project: it is placed as a note")
+            && decision
+                .reasoning
+                .contains("Its words do not decide, but its meaning does: cosine"),
         "{}",
         decision.reasoning
     );

@@ -857,10 +857,9 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
             "It is about one of your things more than who you are, and {}",
             holders.join("; ")
         )),
-        (None, Some(c)) if of_mine => Some(format!(
-            "It is about one of your things more than who you are, and its meaning is {}'s (cosine {:.2}, {:.2} to the next)",
-            c.top, c.cosine, c.next_cosine
-        )),
+        (None, Some(_)) if of_mine => Some(
+            "It is about one of your things more than who you are, and its meaning clearly points to a project".into(),
+        ),
         _ => None,
     };
     if let Some(reason) = &as_a_note {
