@@ -370,6 +370,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written after round thirty's rules (f271ffe) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence68/sequence68.tsv",
+            "held out: work and a person's own projects, written after round thirty's rules (f271ffe) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence69/sequence69.tsv",
+            "held out: work and a person's own projects, written after round thirty's rules (f271ffe) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence70/sequence70.tsv",
+            "held out: work and a person's own projects, written after round thirty's rules (f271ffe) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence71/sequence71.tsv",
+            "held out: work and a person's own projects, written after round thirty's rules (f271ffe) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
