@@ -19,7 +19,7 @@ use std::sync::OnceLock;
 const WORDS: &[&str] = &[
     // The car and getting about.
     "car cars mot tyre tax parking permit petrol diesel windscreen \
-     wipers railcard taxi toll ulez",
+     wipers railcard taxi toll ulez bike bikes bicycle",
     // The home and its bills.
     "bill bills rent council broadband internet wifi electricity \
      boiler chimney plumber locksmith keys bin bins recycling rubbish tip dump \
@@ -80,6 +80,8 @@ const PHRASES: &[&str] = &[
     "food shop",
     "weekly shop",
     "watch battery",
+    "phone charger",
+    "phone contract",
 ];
 
 /// Whether `text` (its stemmed content `words`) reads as an everyday
@@ -185,6 +187,14 @@ mod tests {
             None
         );
         assert_eq!(errand("Get the tires checked").as_deref(), Some("tyre"));
+        assert_eq!(
+            errand("Get the bike's brakes fixed").as_deref(),
+            Some("bike")
+        );
+        assert_eq!(
+            errand("Order a new phone charger").as_deref(),
+            Some("phone charger")
+        );
         assert_eq!(
             errand("Check the tyres, one tires fast").as_deref(),
             Some("tyre")

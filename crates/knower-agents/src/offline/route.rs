@@ -162,6 +162,18 @@ fn how_i_do_something(lower: &str) -> Option<&'static str> {
     AT_TIMES.iter().copied().find(|w| contains_words(lower, w))
 }
 
+/// Whether `lower` is the user's age and nothing else: "I'm 38", "I am
+/// 52 years old" (a number is no content word, so it would otherwise say
+/// too little to place).
+fn tells_an_age(lower: &str) -> bool {
+    let words: Vec<&str> = plain_words(lower).collect();
+    let rest = match words.as_slice() {
+        ["i'm", rest @ ..] | ["i", "am", rest @ ..] => rest,
+        _ => return false,
+    };
+    matches!(rest, [n] | [n, "years", "old"] | [n, "now"] if is_number(n))
+}
+
 /// Whether a first-person fact (`lower`) is of one of the user's things
 /// rather than of who they are: "my tyres are too narrow…", "my tension
 /// is uneven…" belong to the project whose notes hold their words.
@@ -189,6 +201,8 @@ const VAGUE: &str = "thing things stuff someone somebody something anyone anybod
     find start finish use try keep put give take come back move say tell know mean seem \
     new old good bad big small great nice better best worse worst interesting important first last little much \
     many well really still just even probably actually especially whether \
+    along across around through throughout beside near via within without towards toward \
+    onto upon among between behind below beneath above under over off \
     two three four five six seven eight nine ten eleven twelve twenty hundred thousand \
     second third \
     i'm i've i'll i'd we're we've we'll it's that's there's let's don't doesn't didn't can't \
@@ -747,6 +761,10 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         ));
         return Ok(inbox(kind, why, options));
     }
+    if kind == Kind::Preference && tells_an_age(&lower) {
+        why.push("It tells your age: a fact about who you are, for the profile.".into());
+        return Ok(global("profile.md", PROFILE_CONFIDENCE, why));
+    }
     if words.is_empty() {
         why.push("It says too little to place: none of its words tells what it is about.".into());
         return Ok(inbox(kind, why, options));
@@ -1242,9 +1260,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_age_is_told_by_a_number_alone() {
+        for age in ["I'm 38", "I am 52 years old", "i'm 40 now"] {
+            assert!(tells_an_age(&age.to_lowercase()), "{age}");
+        }
+        for other in ["I'm 38 minutes late", "I'm fine", "My son is 9"] {
+            assert!(!tells_an_age(&other.to_lowercase()), "{other}");
+        }
+    }
+
+    #[test]
     fn what_someone_meant_says_nothing_of_what_it_is_about() {
         assert!(content_words("Ask them what they meant").is_empty());
         assert!(content_words("It means the same").is_empty());
+        // Prepositions say nothing of what a note is about.
+        assert_eq!(
+            content_words("Pick the blackberries along the canal"),
+            ["blackberri", "canal", "pick"]
+        );
         // Counts and dates tie nothing to a project.
         assert!(content_words("Came 14th out of 40, the 3rd time").is_empty());
         assert_eq!(content_words("Service the 4x4"), ["4x4", "servic"]);
