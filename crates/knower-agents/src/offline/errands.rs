@@ -40,7 +40,7 @@ const WORDS: &[&str] = &[
     "birthday anniversary present gift flowers card cards christening \
      funeral",
     // Shopping and food.
-    "groceries supermarket milk bread eggs toothpaste shampoo nappies \
+    "groceries supermarket milk milkman bread eggs toothpaste shampoo nappies \
      takeaway cobbler tailor",
     // School and childcare.
     "school uniform nursery childminder babysitter pta",
@@ -195,6 +195,7 @@ mod tests {
             errand("Order a new phone charger").as_deref(),
             Some("phone charger")
         );
+        assert_eq!(errand("Pay the milkman").as_deref(), Some("milkman"));
         assert_eq!(
             errand("Check the tyres, one tires fast").as_deref(),
             Some("tyre")

@@ -273,8 +273,13 @@ fn asks_for_something(first: &str) -> bool {
         && (starts_an_object(next)
             || listed(OBJECTS, next)
             || is_number(next)
+            || listed(QUESTION_WORDS, next)
             || bare_object(first, &words))
 }
+
+/// The words that open a clause an imperative may take as its object:
+/// "mark where the sockets go", "find out what…", "decide which…".
+const QUESTION_WORDS: &str = "where what when who which whether how why";
 
 /// Determiners that open an object ("repot the chillies", "blackout a
 /// window").
@@ -1239,6 +1244,13 @@ mod tests {
             ("The kids set the table every night", Kind::Note),
             ("The price cut is good news", Kind::Note),
             ("Pick grey or white grout for the tiles", Kind::Task),
+            // Round thirty-two.
+            (
+                "Mark where we want the extra sockets in the kitchen",
+                Kind::Task,
+            ),
+            ("Decide which tiles go in the hall", Kind::Task),
+            ("Love how the hall looks now", Kind::Note),
             // A letter names what it follows, as a number does.
             ("Relabel aisle C before go-live", Kind::Task),
             // A person and a past after a comma tell what happened.
