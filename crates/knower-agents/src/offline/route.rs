@@ -855,9 +855,9 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         && !projects.is_empty()
         && at_times.is_none()
         && of_my_things(&lower);
-    // The meaning is weighed only from here on, a named project or a fact
+    // The meaning is weighed only from here on: a named project or a fact
     // about who the user is never needs the model loaded or the note
-    // embedded; a fact of the user's things whose words no project's
+    // embedded. A fact of the user's things whose words no project's
     // notes hold needs it here already ("my voice cracks on the high
     // note" beside an open mic project's songs).
     let early_meaning = (of_mine && holders.is_empty())
