@@ -17,10 +17,10 @@
 //! An *event* reports something that happened or was decided (`decided`,
 //! `shipped`, `met with`…, not denied: `haven't decided` is none), opens
 //! with a past tense and its object (`recorded the…`, `we sang…`, `picked
-//! up the…`, `swapped shifts with…`, `started hurting`, `paddled to…`), or
-//! has a subject and its past (`the prizes arrived from…`, `the hens
-//! stopped laying`, `Miso had her…`, `two of the guppies died…`, recently
-//! `the timber was delivered…`).
+//! up the…`, `swapped shifts with…`, `started hurting`, `paddled to…`,
+//! `test drove the…`), or has a subject and its past (`the prizes arrived
+//! from…`, `the hens stopped laying`, `Miso had her…`, `two of the guppies
+//! died…`, `the fencer put in…`, recently `the timber was delivered…`).
 //!
 //! A *preference* is about the user (`I prefer`, `always use`, `please
 //! don't`, `call me`…, and first-person facts: `my sister…`, `I work…`).
