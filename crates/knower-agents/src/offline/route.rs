@@ -621,6 +621,12 @@ impl<'a> Closest<'a> {
     fn lead(&self) -> f32 {
         self.cosine - self.next_cosine
     }
+
+    /// Whether the meaning clearly points to the top project: close
+    /// enough ([`MEANING_MIN`]) and far enough ahead ([`MEANING_MARGIN`]).
+    fn is_clear(&self) -> bool {
+        self.cosine >= MEANING_MIN && self.lead() >= MEANING_MARGIN
+    }
 }
 
 pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
@@ -848,13 +854,9 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         .filter(|(_, held)| !held.is_empty())
         .map(|(p, held)| format!("{p}'s notes hold {}", listed(held)))
         .collect();
-    let at_times = (kind == Kind::Preference && !projects.is_empty())
-        .then(|| how_i_do_something(&lower))
-        .flatten();
-    let of_mine = kind == Kind::Preference
-        && !projects.is_empty()
-        && at_times.is_none()
-        && of_my_things(&lower);
+    let of_the_user = kind == Kind::Preference && !projects.is_empty();
+    let at_times = of_the_user.then(|| how_i_do_something(&lower)).flatten();
+    let of_mine = of_the_user && at_times.is_none() && of_my_things(&lower);
     // The meaning is weighed only from here on: a named project or a fact
     // about who the user is never needs the model loaded or the note
     // embedded. A fact of the user's things whose words no project's
@@ -866,19 +868,20 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         .as_ref()
         .and_then(|m| m.as_deref())
         .and_then(Closest::of)
-        .filter(|c| c.cosine >= MEANING_MIN && c.lead() >= MEANING_MARGIN);
-    let as_a_note = match (at_times, clearly_meant) {
-        (Some(condition), _) => Some(format!(
+        .is_some_and(|c| c.is_clear());
+    let as_a_note = if let Some(condition) = at_times {
+        Some(format!(
             "It holds only at times (“{condition}”), as a project's notes tell of its practice, more than of who you are"
-        )),
-        _ if of_mine && !holders.is_empty() => Some(format!(
+        ))
+    } else if of_mine && !holders.is_empty() {
+        Some(format!(
             "It is about one of your things more than who you are, and {}",
             holders.join("; ")
-        )),
-        (None, Some(_)) if of_mine => Some(
-            "It is about one of your things more than who you are, and its meaning clearly points to a project".into(),
-        ),
-        _ => None,
+        ))
+    } else if clearly_meant {
+        Some("It is about one of your things more than who you are, and its meaning clearly points to a project".into())
+    } else {
+        None
     };
     if let Some(reason) = &as_a_note {
         why.push(format!(
@@ -912,7 +915,7 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
     };
     let closest = meant.as_deref().and_then(Closest::of);
     // The project the meaning clearly points to.
-    let clear_meaning = closest.filter(|c| c.cosine >= MEANING_MIN && c.lead() >= MEANING_MARGIN);
+    let clear_meaning = closest.filter(|c| c.is_clear());
     // Rule 3: content. Confidence is the share of the note's words the
     // project explains and its lead over the runner-up: shares, so it does
     // not drift as the vault grows, and a runner-up with nothing is just 0.
