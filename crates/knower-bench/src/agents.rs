@@ -410,6 +410,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written after round thirty-two's rules (4e129d5) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence76/sequence76.tsv",
+            "held out: work and a person's own projects, written after round thirty-two's rules (4e129d5) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence77/sequence77.tsv",
+            "held out: work and a person's own projects, written after round thirty-two's rules (4e129d5) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence78/sequence78.tsv",
+            "held out: work and a person's own projects, written after round thirty-two's rules (4e129d5) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence79/sequence79.tsv",
+            "held out: work and a person's own projects, written after round thirty-two's rules (4e129d5) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
