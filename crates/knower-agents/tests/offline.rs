@@ -92,6 +92,12 @@ fn preferences_go_to_the_profile_and_stray_tasks_to_the_global_list() {
         fx.read("profile.md")
             .contains("- I prefer short answers with examples")
     );
+    // What the user has is about them too, with no preference word.
+    let r = agents
+        .update(Payload::text("I have coeliac disease"))
+        .unwrap();
+    assert_eq!(r.changed, ["profile.md"], "{r:?}");
+    assert!(fx.read("profile.md").contains("- I have coeliac disease"));
     let r = agents
         .update(Payload::text("Buy a birthday present for Sam"))
         .unwrap();

@@ -225,6 +225,19 @@ fn is_imperative_verb(word: &str) -> bool {
     base || listed(MORE_IMPERATIVES, word) || done_again(word)
 }
 
+/// A verb of two words joined by a hyphen whose last is an imperative
+/// and no particle: "double-check", "re-run", "pre-drill", "black-lead"
+/// (not "start-up", a noun). Only before a determiner does it ask
+/// ("black-lead the grate"): "half-price" or "long-term" take none.
+fn hyphenated_verb(word: &str) -> bool {
+    word.split_once('-').is_some_and(|(before, verb)| {
+        before.len() >= 2
+            && before.chars().all(|c| c.is_ascii_alphabetic())
+            && !listed(PARTICLES, verb)
+            && is_imperative_verb(verb)
+    })
+}
+
 /// A verb the lexicon does not list, made of "re" and a verb it does:
 /// "restring", "rehang", "reseal" (whose "-ing" or "-s" endings would
 /// otherwise read as a gerund's or a plural's).
@@ -240,7 +253,7 @@ fn done_again(word: &str) -> bool {
 /// What follows an imperative verb when it asks for a task: its
 /// object, or a pronoun standing for one.
 const OBJECTS: &str = "everyone everybody everything it them him me us up out down off back \
-    eleven twelve twenty thirty forty fifty hundred";
+    hundred";
 
 /// Whether `first` (the text, lower-case, from its first word) opens with
 /// an imperative and its object ("treat the cladding…", "send everyone
@@ -267,6 +280,9 @@ fn asks_for_something(first: &str) -> bool {
     }
     if is_imperative_verb(verb) && listed(AFTER_AN_IMPERATIVE, next) && no_verb_after(first, &words)
     {
+        return true;
+    }
+    if hyphenated_verb(verb) && listed(DETERMINERS, next) {
         return true;
     }
     is_imperative_verb(verb)
@@ -564,9 +580,12 @@ const NOT_PAST: &str = "hundred sacred naked wicked";
 const OBJECT_STARTS: &str = "the a an our my his her their its your this that these those some \
     all both every each another mr mrs ms dr";
 /// Numbers written as words: they open an object ("finished two
-/// chapters"), and after a subject's first word they are part of its name
-/// ("Episode four went out…", "Room two was…").
-const NUMBER_WORDS: &str = "one two three four five six seven eight nine ten";
+/// chapters", "borrowed twenty trestle tables"), and after a subject's
+/// first word they are part of its name ("Episode four went out…", "Room
+/// two was…").
+const NUMBER_WORDS: &str = "one two three four five six seven eight nine ten eleven twelve \
+    thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty \
+    sixty seventy eighty ninety";
 /// Whether `word` opens a verb's object: a determiner or a title before a
 /// name of [`OBJECT_STARTS`] ("interviewed Mrs Hartley"), a number of
 /// [`NUMBER_WORDS`], or someone's ("found Zofia's record", "tested
@@ -1021,8 +1040,8 @@ pub fn kind_of(text: &str) -> Kind {
     } else if !told_as_done(plain_words(first).next().unwrap_or_default(), first)
         && !opens_with_a_compound_past(first)
         && (TASK_STARTS.iter().any(|s| opens_with(first, s))
-            || asks_for_something(first)
-            || asks_someone(after_bullets(text)))
+            || ((asks_for_something(first) || asks_someone(after_bullets(text)))
+                && !warns_what_happens_otherwise(first)))
     {
         Kind::Task
     } else if EVENT_WORDS.iter().any(|w| said_unnegated(&lower, w))
@@ -1034,11 +1053,49 @@ pub fn kind_of(text: &str) -> Kind {
         Kind::Event
     } else if PREFERENCE_WORDS.iter().any(|w| lower.contains(w))
         || FIRST_PERSON.iter().any(|s| first.starts_with(s))
+        || tells_what_the_user_has(first)
     {
         Kind::Preference
     } else {
         Kind::Note
     }
+}
+
+/// Whether `first`, an imperative, goes on with what happens otherwise,
+/// in the present: "Flip the levers during the rest bar, or it buzzes",
+/// "Stay-stitch the neckline first or it stretches out of shape". That
+/// is how a thing works, a note to keep, not a task for a day ("…or
+/// it'll die", in the future, still asks).
+fn warns_what_happens_otherwise(first: &str) -> bool {
+    let words: Vec<&str> = plain_words(first).collect();
+    let word = |i: usize| words.get(i).copied().unwrap_or_default();
+    (2..words.len()).filter(|&i| words[i] == "or").any(|i| {
+        match word(i + 1) {
+            "it" | "he" | "she" => verbs::is_present_s(word(i + 2)),
+            // "…or the top tier sinks": a noun or two, then its verb.
+            "the" | "your" | "its" | "their" => (i + 3..=i + 4)
+                .any(|v| verbs::is_present_s(word(v)) && !listed(DETERMINERS, word(v - 1))),
+            _ => false,
+        }
+    })
+}
+
+/// What "I have" is followed by when it does not say what the user has:
+/// an infinitive ("I have to…"), a perfect ("I have just…", "I have
+/// never…"; a participle is checked apart) or nothing at all ("I have no
+/// idea…").
+const NOT_HAD: &str = "to no not just already never been got always";
+
+/// Whether `first` says what the user has: "I have type 1 diabetes", "I
+/// have two stepdaughters", "I have coeliac disease" — a fact about them,
+/// as "I have a…" is. A past or a participle after it reports instead
+/// ("I have finished the draft").
+fn tells_what_the_user_has(first: &str) -> bool {
+    let Some(rest) = first.strip_prefix("i have ") else {
+        return false;
+    };
+    let next = plain_words(rest).next().unwrap_or_default();
+    !next.is_empty() && !listed(NOT_HAD, next) && !is_past(next) && !verbs::is_participle(next)
 }
 
 /// Verbs that take a participle after them in a task ("get started on…",
@@ -1168,6 +1225,32 @@ mod tests {
             ("The API has three endpoints", Kind::Note),
             ("the redecided field", Kind::Note),
             ("Reserve a table for four", Kind::Task),
+            // A count in words opens a past's object, past ten too.
+            ("Potted fifteen cuttings for the plant stall", Kind::Event),
+            ("Sanded twelve boards before lunch", Kind::Event),
+            // A verb of two hyphenated words asks as its last word does.
+            ("Double-check the invoice totals", Kind::Task),
+            ("Pre-drill the holes for the hinges", Kind::Task),
+            ("Half-price tickets sell out on Fridays", Kind::Note),
+            ("Start-up takes 8 ms on the old laptop", Kind::Note),
+            // An imperative with what happens otherwise, in the present,
+            // tells how a thing works.
+            ("Prime the pump first or it loses suction", Kind::Note),
+            (
+                "Rest the dough overnight or the crumb turns out tight",
+                Kind::Note,
+            ),
+            ("Water the seedlings today or they'll wilt", Kind::Task),
+            (
+                "Decide whether to paint the doors or the walls first",
+                Kind::Task,
+            ),
+            // What the user has is a fact about them; what they have done
+            // is not.
+            ("I have coeliac disease", Kind::Preference),
+            ("I have two stepdaughters", Kind::Preference),
+            ("I have no idea where the charger went", Kind::Note),
+            ("I have to ring the bank", Kind::Task),
             // A verb done again opens a task as the verb does.
             (
                 "Redo figure 2 with the confidence intervals the co-authors asked for",
