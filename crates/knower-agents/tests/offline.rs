@@ -1346,3 +1346,27 @@ fn with_a_model_a_task_in_new_words_goes_to_the_closest_project() {
         errand.reasoning
     );
 }
+
+/// A rare word one project's notes hold outweighs everyday words another's
+/// hold, unless the meaning leans to that other one: then by the smaller
+/// lead that counts where words tie weakly, it is a question. ("house" is
+/// the garden's, "Postgres" atlas's; slug pellets are the garden's.)
+#[test]
+fn with_a_model_a_rare_word_is_asked_about_when_the_meaning_leans_to_an_everyday_holder() {
+    let text = "Pick up slug pellets for the house and a Postgres mug";
+    let (words_only, decision) = routed_without_and_with_a_model(text);
+    assert_eq!(
+        words_only.destination.as_deref(),
+        Some("projects/atlas/tasks.md"),
+        "{}",
+        words_only.reasoning
+    );
+    assert_eq!(decision.destination, None, "{}", decision.reasoning);
+    assert!(
+        decision
+            .reasoning
+            .contains("Only atlas's notes share words of it (postgr), but its meaning is closer to garden's notes"),
+        "{}",
+        decision.reasoning
+    );
+}

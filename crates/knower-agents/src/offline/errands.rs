@@ -74,6 +74,8 @@ const PHRASES: &[&str] = &[
     "congestion charge",
     "council tax",
     "bottle bank",
+    "washing machine",
+    "tumble dryer",
     "car wash",
     "blood test",
     "smear test",

@@ -195,11 +195,21 @@ fn opens_with(first: &str, start: &str) -> bool {
         && first
             .strip_prefix("re")
             .is_some_and(|rest| rest.starts_with(start));
-    (first.starts_with(start) || again)
-        && !(one_verb
-            && plain_words(first)
-                .nth(1)
-                .is_some_and(|w| listed(AFTER_A_SUBJECT, w)))
+    (first.starts_with(start) || again) && !(one_verb && names_a_subject(first))
+}
+
+/// Whether the first word of `first`, a verb of [`TASK_STARTS`], is
+/// rather the noun that opens a subject: a verb follows it at once
+/// ("rent goes up…"), or after a preposition and a bare noun ("print on
+/// demand costs £4 a copy", not "check on the dog that is limping").
+fn names_a_subject(first: &str) -> bool {
+    let words: Vec<&str> = plain_words(first).collect();
+    let word = |i: usize| words.get(i).copied().unwrap_or_default();
+    listed(AFTER_A_SUBJECT, word(1))
+        || (listed(AFTER_AN_IMPERATIVE, word(1))
+            && object_word(&word(2))
+            && !listed(DETERMINERS, word(2))
+            && present_verb_after(first, &words, 3))
 }
 
 /// Verbs whose plain form before an object states or asks a question
@@ -253,7 +263,7 @@ fn done_again(word: &str) -> bool {
 /// What follows an imperative verb when it asks for a task: its
 /// object, or a pronoun standing for one.
 const OBJECTS: &str = "everyone everybody everything it them him me us up out down off back \
-    hundred";
+    hundred myself yourself ourselves themselves himself herself";
 
 /// Whether `first` (the text, lower-case, from its first word) opens with
 /// an imperative and its object ("treat the cladding…", "send everyone
@@ -547,10 +557,29 @@ fn asks_someone(text: &str) -> bool {
         .next()
         .map(|w| is_past(w) || verbs::is_present_s(w))
         .unwrap_or(false);
-    is_imperative_verb(&verb.to_lowercase())
+    let verb = verb.to_lowercase();
+    (is_imperative_verb(&verb) || hyphenated_verb(&verb))
         && next.starts_with(char::is_uppercase)
         && next.chars().skip(1).all(|c| c.is_lowercase() || c == '\'')
         && !then
+}
+
+/// Whether `text` opens with a past in "-ed" that is only ever one and a
+/// name, as written: "Walked Juno past two dogs…", "Emailed Priya the
+/// minutes" report what was done, as "Email Priya…" asks it
+/// ([`asks_someone`]).
+fn told_done_to_someone(text: &str) -> bool {
+    let mut words = text.split_whitespace();
+    let (verb, next) = (
+        words.next().unwrap_or_default().to_lowercase(),
+        words.next().unwrap_or_default(),
+    );
+    verb.ends_with("ed")
+        && past_form(&verb) == Some(Past::Clear)
+        && !listed(DESCRIBING_PASTS, &verb)
+        && next.starts_with(char::is_uppercase)
+        && next.len() > 1
+        && next.chars().skip(1).all(|c| c.is_lowercase() || c == '\'')
 }
 
 /// Pasts that are as often something else ("lost luggage is…", "did
@@ -569,6 +598,10 @@ const DESCRIBING_PASTS: &str = "stressed obsessed scared surprised annoyed bored
     thrilled impressed amazed relieved exhausted overwhelmed fascinated inspired satisfied \
     embarrassed terrified shocked puzzled amused involved located positioned designed priced \
     required needed planned scheduled expected rated";
+/// Prefixes that, with a hyphen, make a verb of a verb ("re-dressed",
+/// "pre-drilled", "double-checked"); other compounds in "-ed" describe
+/// ("left-handed", "hand-painted").
+const AGAIN_OR_BEFORE: &str = "re pre co un over under double mis";
 /// Words in "-ed" that are not past tenses and not verbs at all, so the
 /// lexicon cannot say so (a compound such as "left-handed" is not a past
 /// either).
@@ -692,6 +725,12 @@ fn reports_the_past(first: &str) -> bool {
                 return true;
             }
             if continues_doing(verb, next) {
+                return true;
+            }
+            // Two pasts joined, the second reporting: "priced and
+            // shelved three boxes…", "washed and sorted five bags…"
+            // (not "tired and hungry…", "stressed and exhausted about…").
+            if !subject && next == "and" && reports_the_past(after_word(first, next)) {
                 return true;
             }
             // A past and its bare object, as an imperative takes one:
@@ -912,6 +951,12 @@ fn past_form(word: &str) -> Option<Past> {
     if listed(AMBIGUOUS_PAST, word) {
         return Some(Past::Ambiguous);
     }
+    if let Some((prefix, past)) = word.split_once('-')
+        && listed(AGAIN_OR_BEFORE, prefix)
+    {
+        // "re-dressed the flashing", "pre-drilled the holes".
+        return past_form(past);
+    }
     verbs::past(word).or_else(|| {
         let unknown_in_ed = word.len() >= 5
             && word.ends_with("ed")
@@ -1049,6 +1094,7 @@ pub fn kind_of(text: &str) -> Kind {
         // Okafor says my scales are even; we moved on to the exam pieces".
         || first.split(';').any(|clause| reports_the_past(clause.trim_start()))
         || reports_after_a_heading(first)
+        || told_done_to_someone(after_bullets(text))
     {
         Kind::Event
     } else if PREFERENCE_WORDS.iter().any(|w| lower.contains(w))
@@ -1233,6 +1279,26 @@ mod tests {
             ("Pre-drill the holes for the hinges", Kind::Task),
             ("Half-price tickets sell out on Fridays", Kind::Note),
             ("Start-up takes 8 ms on the old laptop", Kind::Note),
+            ("Spot-check Amir's expense claims", Kind::Task),
+            // A task's verb that is the noun opening a subject.
+            ("Paint on new plaster needs a mist coat first", Kind::Note),
+            ("Check on the dog that is limping", Kind::Task),
+            ("Write to Gran about the party", Kind::Task),
+            // A past made with a prefix and a hyphen is a past.
+            ("The tiler re-grouted the shower tray", Kind::Event),
+            ("Pre-drilled the holes for the hinges", Kind::Event),
+            ("Left-handed scissors are on the top shelf", Kind::Note),
+            // Two pasts joined, the second reporting.
+            ("Sanded and oiled the oak worktop", Kind::Event),
+            ("Tired and hungry after the long walk", Kind::Note),
+            // A past, then a name: done to someone.
+            ("Emailed Priya the minutes", Kind::Event),
+            ("Visited Gran at the home on her birthday", Kind::Event),
+            // A reflexive pronoun is an imperative's object.
+            (
+                "Film yourself doing the routine and watch it back",
+                Kind::Task,
+            ),
             // An imperative with what happens otherwise, in the present,
             // tells how a thing works.
             ("Prime the pump first or it loses suction", Kind::Note),

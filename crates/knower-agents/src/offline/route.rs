@@ -31,7 +31,9 @@
 //!    **Sole holder**: when the words and the meaning do not decide, a
 //!    project whose notes alone hold any of the text's words gets it at
 //!    [`SOLE_HOLDER_CONFIDENCE`] ("NAS" in a note, only the home server's
-//!    notes say NAS) — unless the meaning points elsewhere. **Among
+//!    notes say NAS) — unless the meaning points elsewhere (by
+//!    [`COMMON_WORDS_MARGIN`] when the tie is an everyday word, or when the
+//!    project it points to holds everyday words of the text too). **Among
 //!    holders**: when several projects' notes each hold some of its words
 //!    and none decides, the one closest in meaning gets it at the same
 //!    confidence if it leads every other project by
@@ -999,8 +1001,16 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         }
         // Doubt needs less than a filing: a lead of the margin, with no
         // floor, is reason to ask rather than file on one word, and a
-        // smaller lead is when the words are everyday ones.
-        let margin = if only_common {
+        // smaller lead is when the words are everyday ones, or when the
+        // project the meaning points to holds everyday words of the note
+        // too ("Place the first order for 10,000 mailer boxes": the
+        // camping trip's "roof box" against the supplier's "first order").
+        let top_holds_some = closest.is_some_and(|c| {
+            holdings
+                .iter()
+                .any(|(p, held)| p == c.top && !held.is_empty())
+        });
+        let margin = if only_common || (others_common && top_holds_some) {
             COMMON_WORDS_MARGIN
         } else {
             MEANING_MARGIN
