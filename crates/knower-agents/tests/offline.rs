@@ -1370,3 +1370,47 @@ fn with_a_model_a_rare_word_is_asked_about_when_the_meaning_leans_to_an_everyday
         decision.reasoning
     );
 }
+
+/// An everyday errand that says nothing else is the global list's, even
+/// where the meaning clearly leans to a project whose notes hold none of
+/// its words ("Pay the council tax" beside a first flat's purchase); a
+/// task that names an errand's word beside what it is about still goes
+/// where its meaning clearly points.
+#[test]
+fn with_a_model_an_errand_that_says_nothing_else_is_the_global_lists() {
+    let model = model::model_dir();
+    let fx = Fixture::with_search_model(model.to_str().unwrap());
+    fx.vault
+        .write(
+            "projects/flat/description.md",
+            "# First flat\n\nBuying our first flat: the mortgage offer, viewings, the solicitor, the survey, stamp duty and moving in.\n",
+            &Author::new("test", "a household project"),
+        )
+        .unwrap();
+    fx.index.catch_up(&mut |_, _| {}).unwrap();
+    let errand = knower_agents::route(&fx.vault, &fx.index, "Pay the council tax").unwrap();
+    assert_eq!(
+        errand.destination.as_deref(),
+        Some("tasks.md"),
+        "{}",
+        errand.reasoning
+    );
+    assert!(
+        errand
+            .reasoning
+            .contains("Closest in meaning (cosine to its notes): flat")
+            && errand
+                .reasoning
+                .contains("“council tax” makes it an everyday errand"),
+        "{}",
+        errand.reasoning
+    );
+    let garden =
+        knower_agents::route(&fx.vault, &fx.index, "Order lettuce seedlings on Amazon").unwrap();
+    assert_eq!(
+        garden.destination.as_deref(),
+        Some("projects/garden/tasks.md"),
+        "{}",
+        garden.reasoning
+    );
+}

@@ -86,12 +86,10 @@ const PHRASES: &[&str] = &[
     "phone contract",
 ];
 
-/// Whether `text` (its stemmed content `words`) reads as an everyday
-/// errand, with the word or phrase that says so.
-pub(super) fn everyday_word(lower: &str, words: &[String]) -> Option<String> {
-    // Each stem with the first word of the list that has it.
+/// Each stem of [`WORDS`] with the first word of the list that has it.
+fn stems() -> &'static HashMap<String, &'static str> {
     static STEMS: OnceLock<HashMap<String, &'static str>> = OnceLock::new();
-    let stems = STEMS.get_or_init(|| {
+    STEMS.get_or_init(|| {
         let mut stems = HashMap::new();
         for word in WORDS.iter().flat_map(|line| line.split_whitespace()) {
             for stem in super::whole_words(word) {
@@ -99,7 +97,30 @@ pub(super) fn everyday_word(lower: &str, words: &[String]) -> Option<String> {
             }
         }
         stems
-    });
+    })
+}
+
+/// Whether a task's content `words` are all an errand's: "Pay the
+/// milkman", "Pay the council tax", "Pick up the dry cleaning" say
+/// nothing else, while "Print flyers for the vets…" or "Order lettuce
+/// seedlings on Amazon" name the errand's word only as where something
+/// goes or comes from.
+pub(super) fn says_nothing_else(lower: &str, words: &[String]) -> bool {
+    let phrased: Vec<String> = PHRASES
+        .iter()
+        .filter(|p| super::kind::contains_words(lower, p))
+        .flat_map(|p| super::whole_words(p))
+        .collect();
+    !words.is_empty()
+        && words
+            .iter()
+            .all(|w| phrased.contains(w) || (stems().contains_key(w) && !only_as_a_verb(lower, w)))
+}
+
+/// Whether `text` (its stemmed content `words`) reads as an everyday
+/// errand, with the word or phrase that says so.
+pub(super) fn everyday_word(lower: &str, words: &[String]) -> Option<String> {
+    let stems = stems();
     if let Some(phrase) = PHRASES
         .iter()
         .find(|p| super::kind::contains_words(lower, p))
@@ -161,6 +182,21 @@ mod tests {
             Some("birthday")
         );
         assert_eq!(errand("Order a new clutch cable and the gasket set"), None);
+        // An errand that says nothing else, and one that names an
+        // errand's word beside what it is about (its task's verb aside,
+        // as routing sets it aside).
+        let nothing_else = |text: &str| {
+            use super::super::kind::{Kind, without_task_opening};
+            let about = without_task_opening(text, Kind::Task);
+            says_nothing_else(
+                &text.to_lowercase(),
+                &super::super::route::content_words(about),
+            )
+        };
+        assert!(nothing_else("Pay the council tax"));
+        assert!(nothing_else("Pick up the dry cleaning"));
+        assert!(!nothing_else("Order lettuce seedlings on Amazon"));
+        assert!(!nothing_else("Print flyers for the vets and the pet shop"));
         assert_eq!(errand("Rosin the bow and change the E string"), None);
         // The analyzer reads a British `metre` as `meter`, which is no
         // electricity meter here.

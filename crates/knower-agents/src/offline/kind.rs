@@ -727,6 +727,13 @@ fn reports_the_past(first: &str) -> bool {
             if continues_doing(verb, next) {
                 return true;
             }
+            // A past that is only ever one and a bare noun that ends its
+            // clause: "Exchanged contracts; completion is…", "Planted
+            // tulips."
+            if past == Past::Clear && !subject && object_word(&next) && first_clause_len(first) == 2
+            {
+                return true;
+            }
             // Two pasts joined, the second reporting: "priced and
             // shelved three boxes…", "washed and sorted five bags…"
             // (not "tired and hungry…", "stressed and exhausted about…").
@@ -1280,6 +1287,8 @@ mod tests {
             ("Half-price tickets sell out on Fridays", Kind::Note),
             ("Start-up takes 8 ms on the old laptop", Kind::Note),
             ("Spot-check Amir's expense claims", Kind::Task),
+            // A past and a bare noun, as a clause of their own.
+            ("Swapped tyres; the old ones were bald", Kind::Event),
             // A task's verb that is the noun opening a subject.
             ("Paint on new plaster needs a mist coat first", Kind::Note),
             ("Check on the dog that is limping", Kind::Task),

@@ -51,8 +51,10 @@
 //!    nothing decides; a task no
 //!    project's notes have a word of goes to the global `tasks.md` when
 //!    it reads as an everyday errand ([`super::errands`]: the car, the
-//!    post, an appointment) or there are no projects, and is asked about
-//!    otherwise (`order the gasket set` is as likely a project's);
+//!    post, an appointment) or there are no projects — before a clear
+//!    meaning when it says nothing but the errand (`pay the council
+//!    tax`) — and is asked about otherwise (`order the gasket set` is as
+//!    likely a project's);
 //!    anything else — words spread over several projects, two projects
 //!    too close to call — goes to the inbox with the shares and scores as
 //!    the reasoning.
@@ -956,8 +958,15 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         }
         return Ok(decided(&best, confidence, why));
     }
-    // The words do not decide; a clear meaning does.
-    if let Some(c) = clear_meaning {
+    // The words do not decide; a clear meaning does — except for an
+    // everyday errand that says nothing else and that no project's notes
+    // have a word of: it is the global list's however its meaning leans
+    // ("Pay the council tax" beside a first flat's mortgage and survey;
+    // not "Order lettuce seedlings on Amazon" beside a garden).
+    let errand_alone = kind == Kind::Task
+        && holdings.iter().all(|(_, held)| held.is_empty())
+        && super::errands::says_nothing_else(&lower, &words);
+    if let Some(c) = clear_meaning.filter(|_| !errand_alone) {
         let Closest {
             top,
             cosine: m1,
