@@ -561,10 +561,14 @@ fn asks_someone(text: &str) -> bool {
         .map(|w| is_past(w) || verbs::is_present_s(w))
         .unwrap_or(false);
     let verb = verb.to_lowercase();
-    (is_imperative_verb(&verb) || hyphenated_verb(&verb))
-        && next.starts_with(char::is_uppercase)
-        && next.chars().skip(1).all(|c| c.is_lowercase() || c == '\'')
-        && !then
+    (is_imperative_verb(&verb) || hyphenated_verb(&verb)) && written_as_a_name(next) && !then
+}
+
+/// Whether `word`, as written, is a name: a capital, then lower case
+/// ("Priya", "Tom's").
+fn written_as_a_name(word: &str) -> bool {
+    word.starts_with(char::is_uppercase)
+        && word.chars().skip(1).all(|c| c.is_lowercase() || c == '\'')
 }
 
 /// Whether `text` opens with a past in "-ed" that is only ever one and a
@@ -580,9 +584,8 @@ fn told_done_to_someone(text: &str) -> bool {
     verb.ends_with("ed")
         && past_form(&verb) == Some(Past::Clear)
         && !listed(DESCRIBING_PASTS, &verb)
-        && next.starts_with(char::is_uppercase)
         && next.len() > 1
-        && next.chars().skip(1).all(|c| c.is_lowercase() || c == '\'')
+        && written_as_a_name(next)
 }
 
 /// Pasts that are as often something else ("lost luggage is…", "did
