@@ -480,6 +480,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written after round thirty-five's rules (848cc4c) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence90/sequence90.tsv",
+            "held out: work and a person's own projects, written after round thirty-six's rules (b48f024) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence91/sequence91.tsv",
+            "held out: work and a person's own projects, written after round thirty-six's rules (b48f024) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence92/sequence92.tsv",
+            "held out: work and a person's own projects, written after round thirty-six's rules (b48f024) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence93/sequence93.tsv",
+            "held out: work and a person's own projects, written after round thirty-six's rules (b48f024) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
