@@ -1126,6 +1126,22 @@ fn with_a_model_a_fact_of_the_users_things_goes_where_it_clearly_means() {
         "{}",
         decision.reasoning
     );
+    // A short one sits far from every project's notes: its lead places
+    // it, from a cosine below a note's (0.22 here, and 0.00 next).
+    let (words_only, leggy) =
+        routed_without_and_with_a_model("My seedlings go leggy on the windowsill");
+    assert_eq!(
+        words_only.destination.as_deref(),
+        Some("profile.md"),
+        "{}",
+        words_only.reasoning
+    );
+    assert_eq!(
+        leggy.destination.as_deref(),
+        Some("projects/garden/state.md"),
+        "{}",
+        leggy.reasoning
+    );
     let (_, sister) = routed_without_and_with_a_model("My sister keeps chickens near Hamburg");
     assert_eq!(
         sister.destination.as_deref(),

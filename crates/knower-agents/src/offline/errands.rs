@@ -84,6 +84,8 @@ const PHRASES: &[&str] = &[
     "watch battery",
     "phone charger",
     "phone contract",
+    "library book",
+    "library books",
 ];
 
 /// Each stem of [`WORDS`] with the first word of the list that has it.
@@ -195,6 +197,8 @@ mod tests {
         };
         assert!(nothing_else("Pay the council tax"));
         assert!(nothing_else("Pick up the dry cleaning"));
+        assert!(nothing_else("Renew my library books"));
+        assert!(!nothing_else("Sort the books for the library sale"));
         assert!(!nothing_else("Order lettuce seedlings on Amazon"));
         assert!(!nothing_else("Print flyers for the vets and the pet shop"));
         assert_eq!(errand("Rosin the bow and change the E string"), None);

@@ -804,9 +804,10 @@ fn reports_the_past(first: &str) -> bool {
             verb_at = recent.then_some(i + 1);
             break;
         }
-        if w == "of" && listed(OBJECT_STARTS, then) {
-            // A part of a group: "two of the guppies died…", "half of the
-            // cousins booked…" — the subject goes on after its determiner.
+        if w == "of" && (starts_an_object(then) || is_number(then)) {
+            // A part of a group or a count: "two of the guppies died…",
+            // "half of the cousins booked…", "the test load of 500 records
+            // went through…" — the subject goes on after its determiner.
             searched_up_to += 2;
             i += 2;
             continue;
@@ -1102,9 +1103,10 @@ pub fn kind_of(text: &str) -> Kind {
     {
         Kind::Task
     } else if EVENT_WORDS.iter().any(|w| said_unnegated(&lower, w))
-        // Each clause a semicolon sets apart may report on its own: "Mrs
-        // Okafor says my scales are even; we moved on to the exam pieces".
-        || first.split(';').any(|clause| reports_the_past(clause.trim_start()))
+        // Each clause a semicolon or a sentence's end sets apart may report
+        // on its own: "Mrs Okafor says my scales are even; we moved on to
+        // the exam pieces", "It works! First fuzz came out of the amp".
+        || clauses(first).any(|clause| reports_the_past(clause.trim_start()))
         || reports_after_a_heading(first)
         || told_done_to_someone(after_bullets(text))
     {
@@ -1117,6 +1119,31 @@ pub fn kind_of(text: &str) -> Kind {
     } else {
         Kind::Note
     }
+}
+
+/// The clauses of `text` that a semicolon or a sentence's end sets apart,
+/// each with the mark that ends a sentence (a question is told by its
+/// "?"), not the semicolon. A full stop inside a number ("3.5 kg") ends
+/// nothing.
+fn clauses(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let mut chars = rest.char_indices().peekable();
+        while let Some((i, c)) = chars.next() {
+            let followed_by_space = chars.peek().is_some_and(|(_, n)| n.is_whitespace());
+            let (clause, after) = match c {
+                ';' => (&rest[..i], &rest[i + 1..]),
+                '.' | '!' | '?' if followed_by_space => (&rest[..=i], &rest[i + 1..]),
+                _ => continue,
+            };
+            rest = after;
+            return Some(clause);
+        }
+        Some(std::mem::take(&mut rest))
+    })
 }
 
 /// Whether `first`, an imperative, goes on with what happens otherwise,
@@ -1303,6 +1330,20 @@ mod tests {
             ("The tiler re-grouted the shower tray", Kind::Event),
             ("Pre-drilled the holes for the hinges", Kind::Event),
             ("Left-handed scissors are on the top shelf", Kind::Note),
+            // A subject that counts what it is of.
+            (
+                "The first batch of 200 mugs came out of the kiln",
+                Kind::Event,
+            ),
+            ("The price of 40 litres stays the same", Kind::Note),
+            // Each sentence may report on its own.
+            (
+                "At last! The new hinge went on without a squeak",
+                Kind::Event,
+            ),
+            ("Great news. We signed the lease", Kind::Event),
+            ("It works. The fuse is 13 amps", Kind::Note),
+            ("Did the builder finish the wall? No idea", Kind::Note),
             // Two pasts joined, the second reporting.
             ("Sanded and oiled the oak worktop", Kind::Event),
             ("Tired and hungry after the long walk", Kind::Note),
@@ -1599,6 +1640,16 @@ mod tests {
         ] {
             assert_eq!(kind_of(text), kind, "{text}");
         }
+    }
+
+    #[test]
+    fn clauses_end_at_a_semicolon_or_a_sentences_end() {
+        let split = |t| clauses(t).collect::<Vec<_>>();
+        assert_eq!(split("it works! first fuzz"), ["it works!", " first fuzz"]);
+        assert_eq!(split("done; next"), ["done", " next"]);
+        assert_eq!(split("did it come? yes."), ["did it come?", " yes."]);
+        assert_eq!(split("weighs 3.5 kg. e.g.x"), ["weighs 3.5 kg.", " e.g.x"]);
+        assert!(split("").is_empty());
     }
 
     #[test]

@@ -570,7 +570,8 @@ pub const MEANING_MARGIN: f32 = 0.15;
 pub const COMMON_WORDS_MARGIN: f32 = 0.05;
 
 /// How close in meaning a task must be to a project's notes for
-/// [`task_by_meaning`].
+/// [`task_by_meaning`], and a fact of one of the user's things for its
+/// clear lead to place it.
 pub const TASK_MEANING_MIN: f32 = 0.15;
 
 /// The project a task that no project's words tie to, and that is no
@@ -630,6 +631,17 @@ impl<'a> Closest<'a> {
     /// enough ([`MEANING_MIN`]) and far enough ahead ([`MEANING_MARGIN`]).
     fn is_clear(&self) -> bool {
         self.cosine >= MEANING_MIN && self.lead() >= MEANING_MARGIN
+    }
+
+    /// [`Self::is_clear`], or for a fact of one of the user's things
+    /// (`of_mine`) the same lead from a smaller cosine: so short a text
+    /// sits far from every project's notes ("my left side is much weaker
+    /// than my right on the leg circles" beside a pilates project's:
+    /// 0.20, and -0.01 for the next), and facts of who the user is never
+    /// led by as much on the read sets (BENCHMARKS.md, round thirty-seven).
+    fn is_clear_for(&self, of_mine: bool) -> bool {
+        self.is_clear()
+            || (of_mine && self.cosine >= TASK_MEANING_MIN && self.lead() >= MEANING_MARGIN)
     }
 }
 
@@ -872,7 +884,7 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         .as_ref()
         .and_then(|m| m.as_deref())
         .and_then(Closest::of)
-        .is_some_and(|c| c.is_clear());
+        .is_some_and(|c| c.is_clear_for(of_mine));
     let as_a_note = if let Some(condition) = at_times {
         Some(format!(
             "It holds only at times (“{condition}”), as a project's notes tell of its practice, more than of who you are"
@@ -919,7 +931,7 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
     };
     let closest = meant.as_deref().and_then(Closest::of);
     // The project the meaning clearly points to.
-    let clear_meaning = closest.filter(|c| c.is_clear());
+    let clear_meaning = closest.filter(|c| c.is_clear_for(of_mine));
     // Rule 3: content. Confidence is the share of the note's words the
     // project explains and its lead over the runner-up: shares, so it does
     // not drift as the vault grows, and a runner-up with nothing is just 0.
