@@ -1430,3 +1430,29 @@ fn with_a_model_an_errand_that_says_nothing_else_is_the_global_lists() {
         garden.reasoning
     );
 }
+
+/// A note no project's notes share a word of, that says enough, is
+/// placed by a smaller lead in meaning than one that overrules words;
+/// a smaller lead still is a question.
+#[test]
+fn with_a_model_a_note_in_new_words_goes_to_the_project_it_leans_to() {
+    let text = "The external examiner prefers shorter introductions";
+    let (words_only, decision) = routed_without_and_with_a_model(text);
+    assert_eq!(words_only.destination, None, "{}", words_only.reasoning);
+    assert_eq!(
+        decision.destination.as_deref(),
+        Some("projects/thesis/state.md"),
+        "{}",
+        decision.reasoning
+    );
+    assert!(
+        decision.reasoning.contains(
+            "No project's notes share its words, but its meaning is closest to thesis's notes"
+        ),
+        "{}",
+        decision.reasoning
+    );
+    // garden 0.18, thesis 0.09: too small a lead.
+    let (_, sprawl) = routed_without_and_with_a_model("Courgettes need a lot of room to sprawl");
+    assert_eq!(sprawl.destination, None, "{}", sprawl.reasoning);
+}

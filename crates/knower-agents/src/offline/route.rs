@@ -569,14 +569,34 @@ pub const MEANING_MARGIN: f32 = 0.15;
 /// its words.
 pub const COMMON_WORDS_MARGIN: f32 = 0.05;
 
-/// How close in meaning a task must be to a project's notes for
-/// [`task_by_meaning`], and a fact of one of the user's things for its
-/// clear lead to place it.
-pub const TASK_MEANING_MIN: f32 = 0.15;
+/// How close in meaning a text that no words tie must be to a project's
+/// notes for its lead to place it there: a task ([`task_by_meaning`]), a
+/// note ([`note_by_meaning`]), a fact of one of the user's things.
+pub const UNTIED_MEANING_MIN: f32 = 0.15;
+
+/// The lead in meaning that places a note no project's words tie
+/// ([`note_by_meaning`]): less than the lead that overrules words
+/// ([`MEANING_MARGIN`]), as nothing speaks against it, more than a
+/// task's ([`COMMON_WORDS_MARGIN`]), as a note that is no task is as
+/// often one for the inbox.
+pub const UNTIED_NOTE_MARGIN: f32 = 0.1;
+
+/// The project a note or a news item that no project's notes share a word
+/// of is most likely about: the closest in meaning, at
+/// [`UNTIED_MEANING_MIN`] or more and by [`UNTIED_NOTE_MARGIN`], when it
+/// says enough to place (three content words or more: "Held a full plank
+/// for a minute for the first time" beside a pilates project's notes,
+/// not "Did he ever reply?").
+fn note_by_meaning<'a>(closest: Option<Closest<'a>>, words: &[String]) -> Option<Closest<'a>> {
+    if words.len() < 3 {
+        return None;
+    }
+    closest.filter(|c| c.cosine >= UNTIED_MEANING_MIN && c.lead() >= UNTIED_NOTE_MARGIN)
+}
 
 /// The project a task that no project's words tie to, and that is no
 /// everyday errand, is most likely for: the closest in meaning, at
-/// [`TASK_MEANING_MIN`] or more, by the lead that counts where words tie
+/// [`UNTIED_MEANING_MIN`] or more, by the lead that counts where words tie
 /// only weakly ([`COMMON_WORDS_MARGIN`]), with its cosine, the
 /// runner-up's and the runner-up, when the task has two content words
 /// (`words`) or more. Such a task is some project's in words
@@ -592,7 +612,7 @@ fn task_by_meaning<'a>(closest: Option<Closest<'a>>, words: &[String]) -> Option
     if words.len() < 2 {
         return None;
     }
-    closest.filter(|c| c.cosine >= TASK_MEANING_MIN && c.lead() >= COMMON_WORDS_MARGIN)
+    closest.filter(|c| c.cosine >= UNTIED_MEANING_MIN && c.lead() >= COMMON_WORDS_MARGIN)
 }
 
 /// The project closest in meaning to a note, with its cosine, and the
@@ -641,7 +661,7 @@ impl<'a> Closest<'a> {
     /// led by as much on the read sets (BENCHMARKS.md, round thirty-seven).
     fn is_clear_for(&self, of_mine: bool) -> bool {
         self.is_clear()
-            || (of_mine && self.cosine >= TASK_MEANING_MIN && self.lead() >= MEANING_MARGIN)
+            || (of_mine && self.cosine >= UNTIED_MEANING_MIN && self.lead() >= MEANING_MARGIN)
     }
 }
 
@@ -1147,6 +1167,18 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
                     .into(),
             );
             return Ok(inbox(kind, why, every_project(about_you(), "its state")));
+        }
+        if let Some(Closest {
+            top,
+            cosine: m1,
+            next,
+            next_cosine: m2,
+        }) = note_by_meaning(closest, &words)
+        {
+            why.push(format!(
+                "No project's notes share its words, but its meaning is closest to {top}'s notes (cosine {m1:.2}, {m2:.2} to the next, {next}). Filed in {top}."
+            ));
+            return Ok(decided(top, SOLE_HOLDER_CONFIDENCE, why));
         }
         why.push(
             "No project's notes share its words, and it is not a task or about you, so I do not know where it belongs."
