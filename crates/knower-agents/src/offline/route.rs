@@ -45,16 +45,19 @@
 //!    times ("my ears won't equalise *if* I go down fast"), which tells of
 //!    a practice, or is of one of the user's things that a project's
 //!    notes hold words of ("my tyres are too narrow…" beside a cyclocross
-//!    project's "tyres") or that clearly means a project (by
-//!    [`MEANING_MIN`] and [`MEANING_MARGIN`]): then it is placed as a note
-//!    is, and asked about with the profile as the first answer when
-//!    nothing decides; a task no
+//!    project's "tyres") or that clearly means a project (a lead of
+//!    [`MEANING_MARGIN`] from a cosine of [`UNTIED_MEANING_MIN`]): then it
+//!    is placed as a note is, and asked about with the profile as the
+//!    first answer when nothing decides; a task no
 //!    project's notes have a word of goes to the global `tasks.md` when
 //!    it reads as an everyday errand ([`super::errands`]: the car, the
 //!    post, an appointment) or there are no projects — before a clear
 //!    meaning when it says nothing but the errand (`pay the council
-//!    tax`) — and is asked about otherwise (`order the gasket set` is as
-//!    likely a project's);
+//!    tax`) — and otherwise to the project its meaning leans to
+//!    ([`task_by_meaning`]), or is asked about (`order the gasket set` is
+//!    as likely a project's); a note no project's notes have a word of
+//!    goes where its meaning leans by [`UNTIED_NOTE_MARGIN`] when it says
+//!    enough ([`note_by_meaning`]);
 //!    anything else — words spread over several projects, two projects
 //!    too close to call — goes to the inbox with the shares and scores as
 //!    the reasoning.
