@@ -500,6 +500,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written after round thirty-six's rules (b48f024) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence94/sequence94.tsv",
+            "held out: work and a person's own projects, written after round thirty-seven's rules (ddb9b17) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence95/sequence95.tsv",
+            "held out: work and a person's own projects, written after round thirty-seven's rules (ddb9b17) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence96/sequence96.tsv",
+            "held out: work and a person's own projects, written after round thirty-seven's rules (ddb9b17) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence97/sequence97.tsv",
+            "held out: work and a person's own projects, written after round thirty-seven's rules (ddb9b17) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
