@@ -209,7 +209,7 @@ fn names_a_subject(first: &str) -> bool {
         || (listed(AFTER_AN_IMPERATIVE, word(1))
             && object_word(&word(2))
             && !listed(DETERMINERS, word(2))
-            && present_verb_after(first, &words, 3))
+            && present_verb_after(first, &words, 3, word(0)))
 }
 
 /// Verbs whose plain form before an object states or asks a question
@@ -295,6 +295,15 @@ fn asks_for_something(first: &str) -> bool {
     if hyphenated_verb(verb) && listed(DETERMINERS, next) {
         return true;
     }
+    // "In" as the particle of an imperative, before its object: "break in
+    // the new boots…", "hand in the keys" (not "work in the garden is…").
+    if is_imperative_verb(verb)
+        && next == "in"
+        && listed(DETERMINERS, word(2))
+        && !has_a_verb(first, &words, 3, false)
+    {
+        return true;
+    }
     is_imperative_verb(verb)
         && (starts_an_object(next)
             || listed(OBJECTS, next)
@@ -372,9 +381,13 @@ fn has_a_verb(first: &str, words: &[&str], from: usize, or_present: bool) -> boo
 /// `from` up to a joining word ("…and the hole is cut" is a clause of
 /// its own), holds a verb in the present: "is", "are", "has", "have" or a
 /// present in "-s" that no determiner or preposition makes a plural noun
-/// ("…flows better", not "…with the results", "…out of chairs").
-fn present_verb_after(first: &str, words: &[&str], from: usize) -> bool {
+/// ("…flows better", not "…with the results", "…out of chairs") and
+/// that agrees with `subject`, the word before the past.
+fn present_verb_after(first: &str, words: &[&str], from: usize, subject: &str) -> bool {
     let clause = &words[..first_clause_len(first).min(words.len())];
+    // A plural subject takes no present in "-s": in "two suppliers failed
+    // on overtime records…" the "records" is a noun.
+    let plural = subject.len() > 3 && subject.ends_with('s') && !subject.ends_with("ss");
     (from..clause.len())
         .take_while(|&i| !listed(JOINS, clause[i]))
         .any(|i| {
@@ -385,6 +398,7 @@ fn present_verb_after(first: &str, words: &[&str], from: usize) -> bool {
                 listed(OBJECT_STARTS, before) || (i >= 2 && listed(OBJECT_STARTS, clause[i - 2]));
             matches!(w, "is" | "are" | "has" | "have")
                 || (verbs::is_present_s(w)
+                    && !plural
                     && !determined
                     && !listed(PREPOSITIONS, before)
                     && before != "of")
@@ -685,6 +699,9 @@ const AFTER_A_PAST: &str = "today yesterday tonight overnight last this earlier 
     up down out off over about round around away through first second third \
     it them him us me she he we they you and but while when because until \
     nothing something everything anything no";
+/// The pronouns a verb takes as its object, which no adjective is
+/// followed by ("filled it up", "told them").
+const OBJECT_PRONOUNS: &str = "it them him me us you";
 /// The particles of phrasal verbs ("picked up", "sorted out").
 const PARTICLES: &str = "up down out off back in over";
 /// Words that start a subject ("the raffle prizes…", "our drummer…");
@@ -731,6 +748,11 @@ fn reports_the_past(first: &str) -> bool {
                 return true;
             }
             if continues_doing(verb, next) {
+                return true;
+            }
+            // A word in "-ed" before a pronoun it takes is a verb, never
+            // an adjective: "filled it up…", "sent them round…".
+            if !subject && listed(OBJECT_PRONOUNS, next) {
                 return true;
             }
             // A past that is only ever one and a bare noun that ends its
@@ -865,7 +887,7 @@ fn reports_the_past(first: &str) -> bool {
         // A past before a preposition that a present verb follows is a
         // participle inside the subject: "gouache mixed with gum arabic
         // flows better" tells how things are.
-        if listed(PREPOSITIONS, next) && present_verb_after(first, &words, i + 2) {
+        if listed(PREPOSITIONS, next) && present_verb_after(first, &words, i + 2, word(i - 1)) {
             return false;
         }
         // A past that is only ever one, on a day named, reports whatever
@@ -1114,6 +1136,7 @@ pub fn kind_of(text: &str) -> Kind {
     } else if PREFERENCE_WORDS.iter().any(|w| lower.contains(w))
         || FIRST_PERSON.iter().any(|s| first.starts_with(s))
         || tells_what_the_user_has(first)
+        || tells_a_habit(first)
     {
         Kind::Preference
     } else {
@@ -1174,6 +1197,28 @@ const NOT_HAD: &str = "to no not just already never been got always";
 /// Whether `first` says what the user has: "I have a…", "I have type 1
 /// diabetes", "I have two stepdaughters" — a fact about them. A past or a
 /// participle after it reports instead ("I have finished the draft").
+/// Verbs that, after "I", tell how something strikes the user or how
+/// they feel under a condition ("I find it hard to…", "I get motion sick
+/// after an hour in the rig") rather than what they do.
+const LINKING_VERBS: &str = "find get become";
+
+/// Whether `first` tells what the user does as a habit, "I" and a verb
+/// in the present: "I wear glasses for driving", "I cycle to work". Not a
+/// stating verb ("I think…", "I need…") or a linking one
+/// ([`LINKING_VERBS`]), nor a past written as its base ("I read the
+/// report…", "I put…"), which may tell of one time.
+fn tells_a_habit(first: &str) -> bool {
+    let mut words = plain_words(first);
+    let (Some("i"), Some(verb)) = (words.next(), words.next()) else {
+        return false;
+    };
+    verbs::is_base(verb)
+        && !listed(STATING_VERBS, verb)
+        && !listed(LINKING_VERBS, verb)
+        && !listed(NOT_A_PAST_VERB, verb)
+        && past_form(verb).is_none()
+}
+
 fn tells_what_the_user_has(first: &str) -> bool {
     let Some(rest) = first.strip_prefix("i have ") else {
         return false;
@@ -1344,6 +1389,22 @@ mod tests {
             ("Great news. We signed the lease", Kind::Event),
             ("It works. The fuse is 13 amps", Kind::Note),
             ("Did the builder finish the wall? No idea", Kind::Note),
+            // A plural subject's past, whatever present in "-s" follows.
+            (
+                "Three volunteers worked on flower beds all morning",
+                Kind::Event,
+            ),
+            // A word in "-ed" before a pronoun is a past.
+            ("Wrapped them in newspaper for the move", Kind::Event),
+            // "In" as an imperative's particle.
+            ("Break in the new saddle on short rides first", Kind::Task),
+            ("Work in the garden is slow going", Kind::Note),
+            // "I" and a verb in the present tell a habit.
+            ("I cycle to work most days", Kind::Preference),
+            ("I get tired after lunch", Kind::Note),
+            ("I think the boiler is fine", Kind::Note),
+            // A place that is a rare verb's past is no past.
+            ("A friend from Hove came round for tea", Kind::Event),
             // Two pasts joined, the second reporting.
             ("Sanded and oiled the oak worktop", Kind::Event),
             ("Tired and hungry after the long walk", Kind::Note),

@@ -135,7 +135,9 @@ const TASTES: &[&str] = &[
 const PEOPLE: &str = "mum mom mother dad father parents son sons daughter daughters child children \
     kids baby brother brothers sister sisters partner wife husband boyfriend girlfriend fiance \
     fiancee grandma grandmother gran granny grandad grandpa grandfather grandparents aunt uncle \
-    cousin niece nephew in-laws family friend neighbour neighbor boss manager";
+    cousin niece nephew in-laws family friend neighbour neighbor boss manager \
+    mother-in-law father-in-law sister-in-law brother-in-law son-in-law daughter-in-law \
+    stepmum stepdad stepmother stepfather stepson stepdaughter";
 
 /// What the user's own particulars are called: "my name…", "my
 /// birthday…", "my shoe size…" are who they are, whatever a project's
@@ -1336,6 +1338,13 @@ mod tests {
         for other in ["I'm 38 minutes late", "I'm fine", "My son is 9"] {
             assert!(!tells_an_age(&other.to_lowercase()), "{other}");
         }
+    }
+
+    #[test]
+    fn the_people_in_the_users_life_include_in_laws() {
+        assert!(of_who_i_am("my mother-in-law lives with us"));
+        assert!(of_who_i_am("my sister lives in leeds"));
+        assert!(!of_who_i_am("my tyres are too narrow"));
     }
 
     #[test]

@@ -21,6 +21,7 @@ const RARE_PASTS: &[(&str, &str)] = &[
     ("wee", "weed"),
     ("rend", "rent"),
     ("crow", "crew"),
+    ("heave", "hove"),
 ];
 
 /// What a word is as a past tense.
