@@ -520,6 +520,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written after round thirty-seven's rules (ddb9b17) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence98/sequence98.tsv",
+            "held out: work and a person's own projects, written after round thirty-eight's rules (4392271) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence99/sequence99.tsv",
+            "held out: work and a person's own projects, written after round thirty-eight's rules (4392271) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence100/sequence100.tsv",
+            "held out: work and a person's own projects, written after round thirty-eight's rules (4392271) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence101/sequence101.tsv",
+            "held out: work and a person's own projects, written after round thirty-eight's rules (4392271) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
