@@ -84,6 +84,10 @@ const PHRASES: &[&str] = &[
     "watch battery",
     "phone charger",
     "phone contract",
+    "gas meter",
+    "electricity meter",
+    "breakdown cover",
+    "printer ink",
     "library book",
     "library books",
 ];
@@ -198,6 +202,8 @@ mod tests {
         assert!(nothing_else("Pay the council tax"));
         assert!(nothing_else("Pick up the dry cleaning"));
         assert!(nothing_else("Renew my library books"));
+        assert!(nothing_else("Top up the electricity meter"));
+        assert!(nothing_else("Renew the breakdown cover"));
         assert!(!nothing_else("Sort the books for the library sale"));
         assert!(!nothing_else("Order lettuce seedlings on Amazon"));
         assert!(!nothing_else("Print flyers for the vets and the pet shop"));

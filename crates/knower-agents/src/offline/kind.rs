@@ -878,6 +878,19 @@ fn reports_the_past(first: &str) -> bool {
             verb_at = Some(i);
             break;
         }
+        // So after one person named, before its object: "Ava read a
+        // whole book to Grandma", "Mum put the kettle on" (not "kids
+        // read…", a habit, nor "you put…").
+        if past_form(w) == Some(Past::AsBase)
+            && i == 1
+            && one_thing(word(0))
+            && !listed(PRONOUNS, word(0))
+            && word(0) != "you"
+            && starts_an_object(then)
+        {
+            verb_at = Some(i);
+            break;
+        }
         // Anything else, a number too, is part of the subject's name:
         // "Episode four went out…".
         i += 1;
@@ -891,8 +904,11 @@ fn reports_the_past(first: &str) -> bool {
             return false;
         }
         // A past that is only ever one, on a day named, reports whatever
-        // follows it: "the vet gave Bean her first jab this morning".
+        // follows it: "the vet gave Bean her first jab this morning". So
+        // does what someone said or told: "the consultant said it's not
+        // bad enough…" is news of a talk.
         (recent && past_form(word(i)) == Some(Past::Clear))
+            || listed(SAID, word(i))
             || next.is_empty()
             || is_number(next)
             || listed(OBJECT_STARTS, next)
@@ -909,6 +925,8 @@ fn reports_the_past(first: &str) -> bool {
     })
 }
 
+/// The pasts that tell what someone said.
+const SAID: &str = "said told wrote";
 /// The verbs that pass on what someone said.
 const REPORTING: &str = "says said tells told writes wrote reckons";
 
@@ -1405,6 +1423,14 @@ mod tests {
             ("I think the boiler is fine", Kind::Note),
             // A place that is a rare verb's past is no past.
             ("A friend from Hove came round for tea", Kind::Event),
+            // A past written as its base after one person named.
+            ("Dad put a new washer on the tap", Kind::Event),
+            ("Kids read more when the book is funny", Kind::Note),
+            // What someone said is news of a talk.
+            (
+                "The surveyor said it's not bad enough for a new roof yet",
+                Kind::Event,
+            ),
             // Two pasts joined, the second reporting.
             ("Sanded and oiled the oak worktop", Kind::Event),
             ("Tired and hungry after the long walk", Kind::Note),

@@ -137,7 +137,7 @@ const PEOPLE: &str = "mum mom mother dad father parents son sons daughter daught
     fiancee grandma grandmother gran granny grandad grandpa grandfather grandparents aunt uncle \
     cousin niece nephew in-laws family friend neighbour neighbor boss manager \
     mother-in-law father-in-law sister-in-law brother-in-law son-in-law daughter-in-law \
-    stepmum stepdad stepmother stepfather stepson stepdaughter";
+    stepmum stepdad stepmother stepfather stepson stepdaughter twins triplets";
 
 /// What the user's own particulars are called: "my name…", "my
 /// birthday…", "my shoe size…" are who they are, whatever a project's
@@ -1343,6 +1343,7 @@ mod tests {
     #[test]
     fn the_people_in_the_users_life_include_in_laws() {
         assert!(of_who_i_am("my mother-in-law lives with us"));
+        assert!(of_who_i_am("my twins are seven"));
         assert!(of_who_i_am("my sister lives in leeds"));
         assert!(!of_who_i_am("my tyres are too narrow"));
     }
