@@ -1151,6 +1151,25 @@ fn with_a_model_a_fact_of_the_users_things_goes_where_it_clearly_means() {
     );
 }
 
+/// Checks that `text` is asked about without an embedding model and
+/// filed in `destination` with the real one, for `reason`; that decision.
+fn filed_only_with_a_model(text: &str, destination: &str, reason: &str) -> knower_agents::Decision {
+    let (words_only, decision) = routed_without_and_with_a_model(text);
+    assert_eq!(words_only.destination, None, "{}", words_only.reasoning);
+    assert_eq!(
+        decision.destination.as_deref(),
+        Some(destination),
+        "{}",
+        decision.reasoning
+    );
+    assert!(
+        decision.reasoning.contains(reason),
+        "{}",
+        decision.reasoning
+    );
+    decision
+}
+
 /// How `text` is routed on the fixture without an embedding model, then
 /// with the real one.
 fn routed_without_and_with_a_model(
@@ -1328,21 +1347,10 @@ fn with_a_model_the_meaning_chooses_among_projects_that_share_its_words() {
 /// without a model.
 #[test]
 fn with_a_model_a_task_in_new_words_goes_to_the_closest_project() {
-    let text = "Net the brassicas against the pigeons";
-    let (words_only, decision) = routed_without_and_with_a_model(text);
-    assert_eq!(words_only.destination, None, "{}", words_only.reasoning);
-    assert_eq!(
-        decision.destination.as_deref(),
-        Some("projects/garden/tasks.md"),
-        "{}",
-        decision.reasoning
-    );
-    assert!(
-        decision.reasoning.contains(
-            "so it is likely a project's task in words its notes do not use yet: its meaning is closest to garden's notes"
-        ),
-        "{}",
-        decision.reasoning
+    let decision = filed_only_with_a_model(
+        "Net the brassicas against the pigeons",
+        "projects/garden/tasks.md",
+        "so it is likely a project's task in words its notes do not use yet: its meaning is closest to garden's notes",
     );
     assert_eq!(decision.confidence, knower_agents::SOLE_HOLDER_CONFIDENCE);
     // One word is too little to place a task by: MiniLM puts
@@ -1436,21 +1444,10 @@ fn with_a_model_an_errand_that_says_nothing_else_is_the_global_lists() {
 /// a smaller lead still is a question.
 #[test]
 fn with_a_model_a_note_in_new_words_goes_to_the_project_it_leans_to() {
-    let text = "The external examiner prefers shorter introductions";
-    let (words_only, decision) = routed_without_and_with_a_model(text);
-    assert_eq!(words_only.destination, None, "{}", words_only.reasoning);
-    assert_eq!(
-        decision.destination.as_deref(),
-        Some("projects/thesis/state.md"),
-        "{}",
-        decision.reasoning
-    );
-    assert!(
-        decision.reasoning.contains(
-            "No project's notes share its words, but its meaning is closest to thesis's notes"
-        ),
-        "{}",
-        decision.reasoning
+    let _ = filed_only_with_a_model(
+        "The external examiner prefers shorter introductions",
+        "projects/thesis/state.md",
+        "No project's notes share its words, but its meaning is closest to thesis's notes",
     );
     // garden 0.18, thesis 0.09: too small a lead.
     let (_, sprawl) = routed_without_and_with_a_model("Courgettes need a lot of room to sprawl");
