@@ -550,6 +550,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written after round thirty-nine's rules (4cc82e4) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence104/sequence104.tsv",
+            "held out: work and a person's own projects, written on round thirty-nine's rules (e92648c) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence105/sequence105.tsv",
+            "held out: work and a person's own projects, written on round thirty-nine's rules (e92648c) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence106/sequence106.tsv",
+            "held out: work and a person's own projects, written on round thirty-nine's rules (e92648c) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence107/sequence107.tsv",
+            "held out: work and a person's own projects, written on round thirty-nine's rules (e92648c) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
