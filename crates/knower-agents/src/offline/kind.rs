@@ -487,12 +487,24 @@ const CLEARLY_PAST: &[&str] = &[
 
 /// Whether `verb`, a past written as its own base ("beat", "cut", "read"),
 /// reports something done: only a time that lies behind ("cut the hedge
-/// yesterday" against "cut the hedge"), or a past that the sentence goes
-/// on in ("read the speech to Mia and she laughed…"), tells it from an
-/// imperative, even one of [`TASK_STARTS`].
+/// yesterday" against "cut the hedge"), a past that the sentence goes
+/// on in ("read the speech to Mia and she laughed…"), or a score that
+/// was made ("hit 18 out of 25…") tells it from an imperative, even one
+/// of [`TASK_STARTS`].
 fn told_as_done(verb: &str, lower: &str) -> bool {
     past_form(verb) == Some(Past::AsBase)
-        && (CLEARLY_PAST.iter().any(|t| contains_words(lower, t)) || goes_on_in_the_past(lower))
+        && (CLEARLY_PAST.iter().any(|t| contains_words(lower, t))
+            || goes_on_in_the_past(lower)
+            || tells_a_score(lower))
+}
+
+/// Whether `lower` tells a score as a count out of another: "18 out of
+/// 25", a result, where a task would set a goal in other words.
+fn tells_a_score(lower: &str) -> bool {
+    let words: Vec<&str> = plain_words(lower).collect();
+    words
+        .windows(4)
+        .any(|w| is_number(w[0]) && w[1] == "out" && w[2] == "of" && is_number(w[3]))
 }
 
 /// Words that join a second clause to the first.
@@ -504,17 +516,22 @@ const PRONOUNS: &str = "i we he she they it everyone";
 const PERSONS: &str = "i we he she they";
 
 /// Whether a clause joined to the first is told in a past that is only
-/// ever one ("…and she laughed", "…then cleared the leaves"), or one set
-/// after a comma opens with a person and such a past ("Beat the Hornets
-/// 31–24, I got player of the match"): the first clause is then a report
-/// too. ("Put the bins out, they had…": a "had" tells how things were.)
+/// ever one ("…and she laughed", "…then cleared the leaves", "…and
+/// there was only one scuffle"), or one set after a comma opens with a
+/// person and such a past ("Beat the Hornets 31–24, I got player of the
+/// match"): the first clause is then a report too. ("Put the bins out,
+/// they had…": a "had" tells how things were.)
 fn goes_on_in_the_past(lower: &str) -> bool {
     let clear = |v: &str| past_form(v) == Some(Past::Clear);
     let words: Vec<&str> = plain_words(lower).collect();
     let joined = words.iter().enumerate().any(|(i, w)| {
         listed(JOINS, w) && {
-            let at = i + 1 + usize::from(words.get(i + 1).is_some_and(|p| listed(PRONOUNS, p)));
-            words.get(at).is_some_and(|v| clear(v))
+            let there = words.get(i + 1) == Some(&"there");
+            let subject = there || words.get(i + 1).is_some_and(|p| listed(PRONOUNS, p));
+            let at = i + 1 + usize::from(subject);
+            words
+                .get(at)
+                .is_some_and(|v| clear(v) || (there && matches!(*v, "was" | "were")))
         }
     });
     joined
@@ -556,9 +573,12 @@ pub(super) fn listed(list: &str, word: &str) -> bool {
     list.split_whitespace().any(|l| l == word)
 }
 
-/// A word of digits: a count, an object as "two" is ("pressed 40 litres").
+/// A word of digits: a count, an object as "two" is ("pressed 40 litres"),
+/// or digits joined by hyphens, a score or a range ("lost 6-4…",
+/// "ran 5-10 km").
 pub(super) fn is_number(word: &str) -> bool {
-    !word.is_empty() && word.chars().all(|c| c.is_ascii_digit())
+    word.split('-')
+        .all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_digit()))
 }
 
 /// Whether `text` opens with an imperative verb and a name, as
@@ -909,6 +929,10 @@ fn reports_the_past(first: &str) -> bool {
         // bad enough…" is news of a talk.
         (recent && past_form(word(i)) == Some(Past::Clear))
             || listed(SAID, word(i))
+            // A past the sentence goes on in reports whatever follows the
+            // first: "the second launch went sideways and landed in the
+            // hedge".
+            || goes_on_in_the_past(first)
             || next.is_empty()
             || is_number(next)
             || listed(OBJECT_STARTS, next)
@@ -1724,6 +1748,22 @@ mod tests {
             // A rare verb's past that is a common verb's base.
             ("Most members feed their starter daily", Kind::Note),
             ("Fed the starter at six", Kind::Event),
+            // A score is a count an ambiguous past reports.
+            ("Lost 6-4 7-5 to the top pair but it was close", Kind::Event),
+            // A score out of another is done, not asked for.
+            ("Hit 18 out of 25 on the sporting layout", Kind::Event),
+            ("Cut 2 out of the 6 boards to length", Kind::Task),
+            // "there was" goes on in the past; "there is" does not.
+            (
+                "Put them together in the bathroom for twenty minutes and there was only one scuffle",
+                Kind::Event,
+            ),
+            ("Put the chairs out and there is tea after", Kind::Task),
+            // A subject's past that the sentence goes on in.
+            (
+                "The second launch went sideways and landed in the hedge",
+                Kind::Event,
+            ),
         ] {
             assert_eq!(kind_of(text), kind, "{text}");
         }

@@ -96,8 +96,9 @@ pub struct Decision {
 
 /// How a fact in the first person says it holds only at times, as a
 /// project's notes tell of its practice ("my ears won't equalise if I go
-/// down fast", "my easy pace is 6:10 at the moment"): facts about who the
-/// user is hold always ("I'm left-handed", "my sister lives in Leeds").
+/// down fast", "my easy pace is 6:10 at the moment", "I keep lifting my
+/// head off the stock"): facts about who the user is hold always ("I'm
+/// left-handed", "my sister lives in Leeds").
 const AT_TIMES: &[&str] = &[
     "when",
     "whenever",
@@ -107,6 +108,7 @@ const AT_TIMES: &[&str] = &[
     "at the moment",
     "these days",
     "so far",
+    "i keep",
 ];
 /// Tastes stay the user's whatever the condition ("I prefer tea when it's
 /// cold"). Not all of the kind rules' `PREFERENCE_WORDS`: a habit ("I
@@ -1338,6 +1340,17 @@ mod tests {
         for other in ["I'm 38 minutes late", "I'm fine", "My son is 9"] {
             assert!(!tells_an_age(&other.to_lowercase()), "{other}");
         }
+    }
+
+    #[test]
+    fn a_fault_that_keeps_happening_holds_only_at_times() {
+        assert_eq!(
+            how_i_do_something("i keep lifting my head off the stock"),
+            Some("i keep")
+        );
+        assert_eq!(how_i_do_something("i'm colour blind"), None);
+        // A taste stays the user's whatever the condition.
+        assert_eq!(how_i_do_something("i keep saying i prefer tea"), None);
     }
 
     #[test]
