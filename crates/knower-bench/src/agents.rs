@@ -570,6 +570,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round thirty-nine's rules (e92648c) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence108/sequence108.tsv",
+            "held out: work and a person's own projects, written on round forty's rules (7d57423) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence109/sequence109.tsv",
+            "held out: work and a person's own projects, written on round forty's rules (7d57423) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence110/sequence110.tsv",
+            "held out: work and a person's own projects, written on round forty's rules (7d57423) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence111/sequence111.tsv",
+            "held out: work and a person's own projects, written on round forty's rules (7d57423) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
