@@ -1151,6 +1151,19 @@ fn with_a_model_a_fact_of_the_users_things_goes_where_it_clearly_means() {
     );
 }
 
+/// A fact that holds only at times is placed as a note is, and with a
+/// model from the same smaller cosine as a fact of the user's things: a
+/// short first-person text sits far from every project's notes (0.23
+/// here, below a note's floor, and 0.04 next).
+#[test]
+fn with_a_model_a_fact_that_holds_at_times_goes_where_it_clearly_means() {
+    filed_only_with_a_model(
+        "I always sow carrots too thickly when it rains",
+        "projects/garden/state.md",
+        "Its words do not decide, but its meaning does: cosine 0.23",
+    );
+}
+
 /// Checks that `text` is asked about without an embedding model and
 /// filed in `destination` with the real one, for `reason`; that decision.
 fn filed_only_with_a_model(text: &str, destination: &str, reason: &str) -> knower_agents::Decision {

@@ -651,7 +651,7 @@ const NOT_PAST: &str = "hundred sacred naked wicked";
 /// is as often an adjective ("inverted index compression…").
 /// A number written as a word ([`NUMBER_WORDS`]) opens one too.
 const OBJECT_STARTS: &str = "the a an our my his her their its your this that these those some \
-    all both every each another mr mrs ms dr";
+    all both every each another enough several extra mr mrs ms dr";
 /// Numbers written as words: they open an object ("finished two
 /// chapters", "borrowed twenty trestle tables"), and after a subject's
 /// first word they are part of its name ("Episode four went out…", "Room
@@ -835,6 +835,15 @@ fn reports_the_past(first: &str) -> bool {
     };
     let mut verb_at = None;
     // (No subject to look past when the text opens with the user.)
+    // Someone of the user's told doing something to or with them is news
+    // of that day, not a fact of who they are: "my brother sponsored me
+    // £50", "my sister came over and we repainted the hallway" (not "my
+    // sister moved to Leeds").
+    if word(0) == "my"
+        && let Some(i) = (1..=3).find(|&i| past_form(word(i)) == Some(Past::Clear))
+    {
+        return listed("me us", word(i + 1)) || goes_on_in_the_past(first);
+    }
     let mut searched_up_to = if listed(THE_USER, word(0)) { 0 } else { last };
     let mut i = 1;
     while i <= searched_up_to {
@@ -1759,6 +1768,20 @@ mod tests {
                 Kind::Event,
             ),
             ("Put the chairs out and there is tea after", Kind::Task),
+            // Someone of the user's doing something to or with them.
+            ("My brother sponsored me £50", Kind::Event),
+            (
+                "My sister came over and we repainted the hallway",
+                Kind::Event,
+            ),
+            ("My sister moved to Leeds", Kind::Preference),
+            ("My best friend is called Hannah", Kind::Preference),
+            // A quantity opens an object.
+            (
+                "Borrow enough buckets from the florist to hold everything overnight",
+                Kind::Task,
+            ),
+            ("Order several spare bulbs for the hall", Kind::Task),
             // A subject's past that the sentence goes on in.
             (
                 "The second launch went sideways and landed in the hedge",

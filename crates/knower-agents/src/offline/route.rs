@@ -42,13 +42,15 @@
 //! 5. **No project.** A preference goes to `profile.md`
 //!    ([`PROFILE_CONFIDENCE`] sure, [`PROFILE_SHARED_CONFIDENCE`] when a
 //!    project's notes hold some of its words) — unless it holds only at
-//!    times ("my ears won't equalise *if* I go down fast"), which tells of
-//!    a practice, or is of one of the user's things that a project's
-//!    notes hold words of ("my tyres are too narrow…" beside a cyclocross
-//!    project's "tyres") or that clearly means a project (a lead of
-//!    [`MEANING_MARGIN`] from a cosine of [`UNTIED_MEANING_MIN`]): then it
-//!    is placed as a note is, and asked about with the profile as the
-//!    first answer when nothing decides; a task no
+//!    times ("my ears won't equalise *if* I go down fast", "I keep
+//!    lifting my head…"), which tells of a practice, or is of one of the
+//!    user's things that a project's notes hold words of ("my tyres are
+//!    too narrow…" beside a cyclocross project's "tyres") or that clearly
+//!    means a project: then it is placed as a note is — its meaning clear
+//!    from a lead of [`MEANING_MARGIN`] at a cosine of
+//!    [`UNTIED_MEANING_MIN`], as so short a text sits far from every
+//!    project's notes — and asked about with the profile as the first
+//!    answer when nothing decides; a task no
 //!    project's notes have a word of goes to the global `tasks.md` when
 //!    it reads as an everyday errand ([`super::errands`]: the car, the
 //!    post, an appointment) or there are no projects — before a clear
@@ -147,12 +149,16 @@ const PEOPLE: &str = "mum mom mother dad father parents son sons daughter daught
 const PARTICULARS: &str = "name names birthday address email phone age height shoe size \
     favourite favorite";
 
+/// The words that tell one of the user's people from another ("my *best*
+/// friend", "my *younger* brother", "my *late* father").
+const WHICH_ONE: &str = "best oldest eldest older elder youngest younger little big late";
+
 /// What a first-person fact (`lower`) opening with "my" is of: the word
-/// after it, less an "'s" ("my daughter's…").
+/// after it and any of [`WHICH_ONE`], less an "'s" ("my daughter's…").
 fn my_what(lower: &str) -> Option<&str> {
     let mut words = plain_words(lower);
     (words.next() == Some("my"))
-        .then(|| words.next())
+        .then(|| words.find(|w| !listed(WHICH_ONE, w)))
         .flatten()
         .map(|w| w.trim_end_matches("'s"))
 }
@@ -660,15 +666,17 @@ impl<'a> Closest<'a> {
         self.cosine >= MEANING_MIN && self.lead() >= MEANING_MARGIN
     }
 
-    /// [`Self::is_clear`], or for a fact of one of the user's things
-    /// (`of_mine`) the same lead from a smaller cosine: so short a text
-    /// sits far from every project's notes ("my left side is much weaker
-    /// than my right on the leg circles" beside a pilates project's:
-    /// 0.20, and -0.01 for the next), and facts of who the user is never
-    /// led by as much on the read sets (BENCHMARKS.md, round thirty-seven).
-    fn is_clear_for(&self, of_mine: bool) -> bool {
+    /// [`Self::is_clear`], or for a first-person fact placed as a note
+    /// (`first_person`: of one of the user's things, or holding only at
+    /// times) the same lead from a smaller cosine: so short a text sits
+    /// far from every project's notes ("my left side is much weaker than
+    /// my right on the leg circles" beside a pilates project's: 0.20, and
+    /// -0.01 for the next), and facts of who the user is never led by as
+    /// much on the read sets (BENCHMARKS.md, rounds thirty-seven and
+    /// forty-one).
+    fn is_clear_for(&self, first_person: bool) -> bool {
         self.is_clear()
-            || (of_mine && self.cosine >= UNTIED_MEANING_MIN && self.lead() >= MEANING_MARGIN)
+            || (first_person && self.cosine >= UNTIED_MEANING_MIN && self.lead() >= MEANING_MARGIN)
     }
 }
 
@@ -957,8 +965,11 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
             .map_or(0.0, |c| c.1)
     };
     let closest = meant.as_deref().and_then(Closest::of);
-    // The project the meaning clearly points to.
-    let clear_meaning = closest.filter(|c| c.is_clear_for(of_mine));
+    // The project the meaning clearly points to: from a smaller cosine
+    // for a first-person fact placed as a note, so short a text sitting
+    // far from every project's notes ("I always come in too fast when
+    // the tide is behind me" beside a powerboat course's).
+    let clear_meaning = closest.filter(|c| c.is_clear_for(of_mine || at_times.is_some()));
     // Rule 3: content. Confidence is the share of the note's words the
     // project explains and its lead over the runner-up: shares, so it does
     // not drift as the vault grows, and a runner-up with nothing is just 0.
@@ -1358,6 +1369,8 @@ mod tests {
         assert!(of_who_i_am("my mother-in-law lives with us"));
         assert!(of_who_i_am("my twins are seven"));
         assert!(of_who_i_am("my sister lives in leeds"));
+        assert!(of_who_i_am("my best friend is called hannah"));
+        assert!(of_who_i_am("my younger brother's a nurse"));
         assert!(!of_who_i_am("my tyres are too narrow"));
     }
 
