@@ -157,6 +157,9 @@ type VectorTable = Arc<Vec<(DocAddress, usize)>>;
 
 struct Semantic {
     embedder: Arc<Embedder>,
+    /// Vectors of short texts compared by [`Index::similarity_to_texts`],
+    /// kept for the process's life.
+    texts: Mutex<HashMap<String, Vec<f32>>>,
     store: Mutex<VectorStore>,
     /// The table for (the index's segments, vectors known).
     table: Mutex<Option<(u64, usize, VectorTable)>>,
@@ -184,6 +187,11 @@ pub struct Index {
     problems: Mutex<Vec<String>>,
     budget: Budget,
 }
+
+/// How many texts' vectors [`Index::similarity_to_texts`] keeps: each
+/// project's sentences, for a vault of some hundred projects, with room
+/// for their edits; past it they are embedded again.
+const TEXTS_KEPT: usize = 20_000;
 
 /// How many BM25 and vector candidates deep mode fuses.
 const CANDIDATES: usize = 100;
@@ -408,6 +416,7 @@ impl Index {
                     let store = VectorStore::open(&self.dir, &embedder.fingerprint, embedder.dims)?;
                     Ok(Semantic {
                         embedder: Arc::new(embedder),
+                        texts: Mutex::new(HashMap::new()),
                         store: Mutex::new(store),
                         table: Mutex::new(None),
                     })
@@ -610,6 +619,33 @@ impl Index {
             }
         }
         Ok(best)
+    }
+
+    /// How close in meaning `text` is to each of `others`, short texts
+    /// that are not notes (the offline router's sentences of a project),
+    /// embedded as passages and kept for the process's life, up to
+    /// `TEXTS_KEPT` of them.
+    pub fn similarity_to_texts(&self, text: &str, others: &[&str]) -> Result<Vec<f32>> {
+        let semantic = self.semantic().map_err(Error::NoModel)?;
+        let mut known = lock(&semantic.texts);
+        if known.len() + others.len() > TEXTS_KEPT {
+            known.clear();
+        }
+        let mut missing: Vec<&str> = others
+            .iter()
+            .copied()
+            .filter(|t| !known.contains_key(*t))
+            .collect();
+        missing.sort_unstable();
+        missing.dedup();
+        let mut texts = missing.clone();
+        texts.push(text);
+        let mut vectors = semantic.embedder.embed(&texts)?;
+        let query = vectors.pop().expect("the text was embedded");
+        for (t, v) in missing.into_iter().zip(vectors) {
+            known.insert(t.to_string(), v);
+        }
+        Ok(others.iter().map(|t| dot(&query, &known[*t])).collect())
     }
 
     fn wake_embedder(&self) {

@@ -825,3 +825,37 @@ fn similarity_embeds_only_the_files_it_is_asked_about() {
     assert!((again[0].unwrap() - pets).abs() < 1e-6);
     assert_eq!(index.status().unwrap().vectors_pending.unwrap(), all - 2);
 }
+
+/// Routing also weighs short texts that are no notes (a project's
+/// sentences): a text is as close to itself as can be, the vault's
+/// vectors are untouched, the answer does not change when asked again,
+/// and without a model it is an error.
+#[test]
+fn similarity_to_texts_compares_short_texts_outside_the_index() {
+    let (_dir, _vault, index) = fixture(no_model().as_str());
+    assert!(matches!(
+        index.similarity_to_texts("a kitten", &["a cat"]),
+        Err(Error::NoModel(_))
+    ));
+
+    let model = support::model_dir();
+    let (_dir, _vault, index) = fixture(model.to_str().unwrap());
+    let all = index.status().unwrap().vectors_pending.unwrap();
+    let texts = [
+        "garden: a young cat naps on the couch",
+        "kitchen: bread rises in a warm oven",
+    ];
+    let got = index
+        .similarity_to_texts("garden: a young cat naps on the couch", &texts)
+        .unwrap();
+    assert!(got[0] > 0.999, "{got:?}");
+    assert!(got[1] < got[0] - 0.3, "{got:?}");
+    assert_eq!(index.status().unwrap().vectors_pending.unwrap(), all);
+    let again = index
+        .similarity_to_texts("a kitten sleeps on the sofa", &texts[..1])
+        .unwrap();
+    let fresh = index
+        .similarity_to_texts("a kitten sleeps on the sofa", &texts)
+        .unwrap();
+    assert!((again[0] - fresh[0]).abs() < 1e-6, "{again:?} {fresh:?}");
+}

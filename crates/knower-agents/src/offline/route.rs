@@ -24,8 +24,9 @@
 //!    and [`MIN_MARGIN`] over the runner-up. Shares, not scores: confidence
 //!    does not drift as the vault grows, and a runner-up with nothing is 0.
 //!    **By meaning**, when an embedding model is on the machine: the text's
-//!    cosine to each project's description, state and best search hits
-//!    ([`meaning`]). A project at least [`MEANING_MIN`] close and
+//!    cosine to each project's description, state and best search hits,
+//!    and to each sentence of its description and state that shares no
+//!    word with the text ([`meaning`]). A project at least [`MEANING_MIN`] close and
 //!    [`MEANING_MARGIN`] ahead files a text the words cannot place, and
 //!    sends to the inbox a text whose words point to another project.
 //!    **Sole holder**: when the words and the meaning do not decide, a
@@ -479,12 +480,15 @@ const MEANING_HITS: usize = 3;
 /// How close in meaning the note is to each project, best first (the
 /// three closest told in `why`): the best cosine between the note and a
 /// passage of the project's description, its state, or one of its notes
-/// the search hit first. `None` when no
+/// the search hit first, or one sentence of its description and state
+/// ([`own_sentences`]) that holds none of the note's `words`. `None` when no
 /// embedding model is on this machine (routing then goes by words alone);
 /// a model that fails is reported, and routing goes on by words.
 fn meaning(
+    vault: &Vault,
     index: &Index,
     text: &str,
+    words: &[String],
     projects: &[Project],
     hit_files: &BTreeMap<String, Vec<String>>,
     why: &mut Vec<String>,
@@ -520,10 +524,33 @@ fn meaning(
         }
     };
     let mut best = vec![None::<f32>; projects.len()];
-    for (i, cosine) in owner.into_iter().zip(cosines) {
+    for (i, cosine) in owner.iter().copied().zip(cosines) {
         if let Some(c) = cosine {
             best[i] = Some(best[i].map_or(c, |b: f32| b.max(c)));
         }
+    }
+    // Each of its own sentences too: a project's notes hold many topics,
+    // and a passage's vector is their blend ("the long rides, the hills,
+    // nutrition and the bike"), which a note about one of them ("I run out
+    // of energy after 50 miles if I don't eat") sits far from. Not a
+    // sentence that holds words of the note: alone beside it, a shared
+    // word makes the sentence close, and the meaning would echo the words
+    // it is to be weighed against ("a cluster of weeds…" beside "the new
+    // cluster" of a mapping service).
+    let sentences: Vec<(usize, String)> = projects
+        .iter()
+        .enumerate()
+        .flat_map(|(i, p)| own_sentences(vault, &p.name).map(move |s| (i, s)))
+        .filter(|(_, s)| !whole_words(s).iter().any(|w| words.contains(w)))
+        .collect();
+    let texts: Vec<&str> = sentences.iter().map(|(_, s)| s.as_str()).collect();
+    match index.similarity_to_texts(text, &texts) {
+        Ok(cosines) => {
+            for ((i, _), c) in sentences.iter().zip(cosines) {
+                best[*i] = Some(best[*i].map_or(c, |b: f32| b.max(c)));
+            }
+        }
+        Err(e) => why.push(format!("Meaning was weighed by passages only: {e}.")),
     }
     let mut out: Vec<(String, f32)> = projects
         .iter()
@@ -542,6 +569,46 @@ fn meaning(
         ));
     }
     Some(out)
+}
+
+/// The sentences of project `name`'s description and state, each of
+/// two words or more, and the description's parts before and after a
+/// colon ("Training for the sportive in June", "the long rides, the
+/// hills, nutrition and the bike"), each after the project's name, which
+/// tells what it is a part of ("cycling sportive: the hills").
+fn own_sentences<'a>(vault: &'a Vault, name: &'a str) -> impl Iterator<Item = String> + 'a {
+    let label = name.replace(['-', '_'], " ");
+    ["description.md", "state.md"]
+        .into_iter()
+        .filter_map(move |file| {
+            let text = vault.read(&format!("projects/{name}/{file}")).ok()?;
+            let body = frontmatter::split(&text).map_or(text.as_str(), |s| s.body);
+            let mut parts = Vec::new();
+            for line in body
+                .lines()
+                .map(|l| l.trim().trim_start_matches("- ").trim())
+            {
+                if line.is_empty() || line.starts_with('#') || line.starts_with("<!--") {
+                    continue;
+                }
+                for sentence in line.split(". ") {
+                    if file == "description.md" {
+                        parts.extend(sentence.split(": "));
+                    } else {
+                        parts.push(sentence);
+                    }
+                }
+            }
+            Some(
+                parts
+                    .into_iter()
+                    .map(str::trim)
+                    .filter(|p| p.split_whitespace().count() >= 2)
+                    .map(|p| format!("{label}: {p}"))
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .flatten()
 }
 
 /// How sure a fact about the user is filed in the profile when no
@@ -914,7 +981,7 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
     // notes hold needs it here already ("my voice cracks on the high
     // note" beside an open mic project's songs).
     let early_meaning = (of_mine && holders.is_empty())
-        .then(|| meaning(index, text, &projects, &hit_files, &mut why));
+        .then(|| meaning(vault, index, text, &words, &projects, &hit_files, &mut why));
     let clearly_meant = early_meaning
         .as_ref()
         .and_then(|m| m.as_deref())
@@ -956,7 +1023,7 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
 
     let meant = match early_meaning {
         Some(meant) => meant,
-        None => meaning(index, text, &projects, &hit_files, &mut why),
+        None => meaning(vault, index, text, &words, &projects, &hit_files, &mut why),
     };
     let meaning_of = |p: &str| {
         meant
