@@ -590,6 +590,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round forty's rules (7d57423) and before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence112/sequence112.tsv",
+            "held out: work and a person's own projects, written on round forty-one's rules and the sentences' meaning (b26eeae), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence113/sequence113.tsv",
+            "held out: work and a person's own projects, written on round forty-one's rules and the sentences' meaning (b26eeae), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence114/sequence114.tsv",
+            "held out: work and a person's own projects, written on round forty-one's rules and the sentences' meaning (b26eeae), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence115/sequence115.tsv",
+            "held out: work and a person's own projects, written on round forty-one's rules and the sentences' meaning (b26eeae), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
