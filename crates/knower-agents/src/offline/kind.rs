@@ -510,7 +510,7 @@ fn tells_a_score(lower: &str) -> bool {
 /// Words that join a second clause to the first.
 const JOINS: &str = "and then but so";
 /// Who may do the second clause's verb.
-const PRONOUNS: &str = "i we he she they it everyone";
+const PRONOUNS: &str = "i we he she they it everyone everybody nobody someone somebody";
 
 /// Who may open a clause set after a comma that tells what happened.
 const PERSONS: &str = "i we he she they";
@@ -828,7 +828,9 @@ fn reports_the_past(first: &str) -> bool {
     // past, a passive's participle, a verb that is not a past or the
     // start of an object ("the mirror shows a…"). The user is not a
     // subject here: "I'm left-handed" is a fact about them.
-    let last = if listed(SUBJECT_STARTS, word(0)) {
+    // (Someone's, as a determiner does, opens a longer subject: "Aiko's
+    // host family form came back…".)
+    let last = if listed(SUBJECT_STARTS, word(0)) || word(0).ends_with("'s") {
         4
     } else {
         3
@@ -1782,6 +1784,16 @@ mod tests {
                 Kind::Task,
             ),
             ("Order several spare bulbs for the hall", Kind::Task),
+            // Someone's opens a subject of up to four words.
+            (
+                "Aiko's host family form came back from the agency",
+                Kind::Event,
+            ),
+            // Anyone may do a joined clause's past.
+            (
+                "Cut over on Sunday night and nobody noticed on Monday",
+                Kind::Event,
+            ),
             // A subject's past that the sentence goes on in.
             (
                 "The second launch went sideways and landed in the hedge",
