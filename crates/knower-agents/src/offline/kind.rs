@@ -836,7 +836,6 @@ fn reports_the_past(first: &str) -> bool {
         3
     };
     let mut verb_at = None;
-    // (No subject to look past when the text opens with the user.)
     // Someone of the user's told doing something to or with them is news
     // of that day, not a fact of who they are: "my brother sponsored me
     // £50", "my sister came over and we repainted the hallway" (not "my
@@ -846,6 +845,7 @@ fn reports_the_past(first: &str) -> bool {
     {
         return listed("me us", word(i + 1)) || goes_on_in_the_past(first);
     }
+    // (No subject to look past when the text opens with the user.)
     let mut searched_up_to = if listed(THE_USER, word(0)) { 0 } else { last };
     let mut i = 1;
     while i <= searched_up_to {
