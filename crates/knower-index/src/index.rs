@@ -18,6 +18,7 @@ use std::time::Duration;
 
 use knower_vault::{Changed, EntryKind, Hash, INTERNAL_DIR, Vault, VaultPath};
 use serde::Serialize;
+use sha2::{Digest, Sha256};
 use tantivy::{DocAddress, Searcher};
 
 use crate::bm25::{self, Bm25, Ranked};
@@ -157,9 +158,6 @@ type VectorTable = Arc<Vec<(DocAddress, usize)>>;
 
 struct Semantic {
     embedder: Arc<Embedder>,
-    /// Vectors of short texts compared by [`Index::similarity_to_texts`],
-    /// kept for the process's life.
-    texts: Mutex<HashMap<String, Vec<f32>>>,
     store: Mutex<VectorStore>,
     /// The table for (the index's segments, vectors known).
     table: Mutex<Option<(u64, usize, VectorTable)>>,
@@ -187,11 +185,6 @@ pub struct Index {
     problems: Mutex<Vec<String>>,
     budget: Budget,
 }
-
-/// How many texts' vectors [`Index::similarity_to_texts`] keeps: each
-/// project's sentences, for a vault of some hundred projects, with room
-/// for their edits; past it they are embedded again.
-const TEXTS_KEPT: usize = 20_000;
 
 /// How many BM25 and vector candidates deep mode fuses.
 const CANDIDATES: usize = 100;
@@ -416,7 +409,6 @@ impl Index {
                     let store = VectorStore::open(&self.dir, &embedder.fingerprint, embedder.dims)?;
                     Ok(Semantic {
                         embedder: Arc::new(embedder),
-                        texts: Mutex::new(HashMap::new()),
                         store: Mutex::new(store),
                         table: Mutex::new(None),
                     })
@@ -622,30 +614,48 @@ impl Index {
     }
 
     /// How close in meaning `text` is to each of `others`, short texts
-    /// that are not notes (the offline router's sentences of a project),
-    /// embedded as passages and kept for the process's life, up to
-    /// `TEXTS_KEPT` of them.
-    pub fn similarity_to_texts(&self, text: &str, others: &[&str]) -> Result<Vec<f32>> {
+    /// that are no notes (the offline router's sentences of a project),
+    /// embedded as passages. Their vectors are kept in the vector store by
+    /// the hash of their text, as a passage's are, so a one-shot process
+    /// embeds only the texts no process has seen; search never sees them,
+    /// as it reads the rows of live passages only.
+    pub fn similarity_to_texts(&self, text: &str, others: &[&str]) -> Result<Vec<Option<f32>>> {
         let semantic = self.semantic().map_err(Error::NoModel)?;
-        let mut known = lock(&semantic.texts);
-        if known.len() + others.len() > TEXTS_KEPT {
-            known.clear();
-        }
-        let mut missing: Vec<&str> = others
+        let keys: Vec<vectors::ChunkKey> = others
             .iter()
-            .copied()
-            .filter(|t| !known.contains_key(*t))
+            .map(|t| Sha256::digest(t.as_bytes()).into())
             .collect();
-        missing.sort_unstable();
-        missing.dedup();
-        let mut texts = missing.clone();
+        let mut missing: Vec<(vectors::ChunkKey, &str)> = Vec::new();
+        {
+            let mut store = lock(&semantic.store);
+            store.refresh()?;
+            for (key, other) in keys.iter().zip(others) {
+                if store.row(key).is_none() && !missing.iter().any(|(k, _)| k == key) {
+                    missing.push((*key, other));
+                }
+            }
+        }
+        let mut texts: Vec<&str> = missing.iter().map(|(_, t)| *t).collect();
         texts.push(text);
         let mut vectors = semantic.embedder.embed(&texts)?;
         let query = vectors.pop().expect("the text was embedded");
-        for (t, v) in missing.into_iter().zip(vectors) {
-            known.insert(t.to_string(), v);
+        let items: Vec<(vectors::ChunkKey, Vec<f32>)> =
+            missing.iter().map(|(k, _)| *k).zip(vectors).collect();
+        let fresh: HashMap<vectors::ChunkKey, f32> =
+            items.iter().map(|(k, v)| (*k, dot(&query, v))).collect();
+        let mut store = lock(&semantic.store);
+        if !items.is_empty() {
+            store.add(&items)?;
         }
-        Ok(others.iter().map(|t| dot(&query, &known[*t])).collect())
+        Ok(keys
+            .iter()
+            .map(|key| {
+                fresh
+                    .get(key)
+                    .copied()
+                    .or_else(|| store.row(key).map(|row| dot(&query, store.vector(row))))
+            })
+            .collect())
     }
 
     fn wake_embedder(&self) {

@@ -827,9 +827,10 @@ fn similarity_embeds_only_the_files_it_is_asked_about() {
 }
 
 /// Routing also weighs short texts that are no notes (a project's
-/// sentences): a text is as close to itself as can be, the vault's
-/// vectors are untouched, the answer does not change when asked again,
-/// and without a model it is an error.
+/// sentences): a text is as close to itself as can be, no passage of the
+/// vault is embedded for it, the answer does not change when asked again
+/// (from the kept vector) or in another process, and without a model it
+/// is an error.
 #[test]
 fn similarity_to_texts_compares_short_texts_outside_the_index() {
     let (_dir, _vault, index) = fixture(no_model().as_str());
@@ -839,23 +840,35 @@ fn similarity_to_texts_compares_short_texts_outside_the_index() {
     ));
 
     let model = support::model_dir();
-    let (_dir, _vault, index) = fixture(model.to_str().unwrap());
+    let (_dir, vault, index) = fixture(model.to_str().unwrap());
     let all = index.status().unwrap().vectors_pending.unwrap();
     let texts = [
         "garden: a young cat naps on the couch",
         "kitchen: bread rises in a warm oven",
     ];
-    let got = index
+    let got: Vec<f32> = index
         .similarity_to_texts("garden: a young cat naps on the couch", &texts)
-        .unwrap();
+        .unwrap()
+        .into_iter()
+        .map(Option::unwrap)
+        .collect();
     assert!(got[0] > 0.999, "{got:?}");
     assert!(got[1] < got[0] - 0.3, "{got:?}");
     assert_eq!(index.status().unwrap().vectors_pending.unwrap(), all);
     let again = index
         .similarity_to_texts("a kitten sleeps on the sofa", &texts[..1])
+        .unwrap()[0]
         .unwrap();
-    let fresh = index
+    let first = index
         .similarity_to_texts("a kitten sleeps on the sofa", &texts)
+        .unwrap()[0]
         .unwrap();
-    assert!((again[0] - fresh[0]).abs() < 1e-6, "{again:?} {fresh:?}");
+    assert!((again - first).abs() < 1e-6, "{again} {first}");
+    // Another process reads the kept vector: the same answer.
+    let reopened = Index::open(vault.clone()).unwrap();
+    let other = reopened
+        .similarity_to_texts("a kitten sleeps on the sofa", &texts[..1])
+        .unwrap()[0]
+        .unwrap();
+    assert!((other - first).abs() < 1e-6, "{other} {first}");
 }

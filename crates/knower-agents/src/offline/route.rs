@@ -547,7 +547,9 @@ fn meaning(
     match index.similarity_to_texts(text, &texts) {
         Ok(cosines) => {
             for ((i, _), c) in sentences.iter().zip(cosines) {
-                best[*i] = Some(best[*i].map_or(c, |b: f32| b.max(c)));
+                if let Some(c) = c {
+                    best[*i] = Some(best[*i].map_or(c, |b: f32| b.max(c)));
+                }
             }
         }
         Err(e) => why.push(format!("Meaning was weighed by passages only: {e}.")),
