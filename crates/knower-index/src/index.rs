@@ -153,6 +153,10 @@ struct Cosines {
     others: HashMap<DocAddress, f32>,
 }
 
+/// What [`Index::similarity_to`] finds: the cosine to each file asked
+/// about, then to each other text (`None` where there is no vector).
+pub type Closeness = (Vec<Option<f32>>, Vec<Option<f32>>);
+
 /// Each live chunk's document and its row in the vector store.
 type VectorTable = Arc<Vec<(DocAddress, usize)>>;
 
@@ -560,6 +564,23 @@ impl Index {
     /// (once: the vectors are kept). An error when no model is at hand
     /// (see [`Index::model_at_hand`]); it never downloads one.
     pub fn similarity(&self, text: &str, paths: &[&str]) -> Result<Vec<Option<f32>>> {
+        Ok(self.similarity_to(text, paths, &[])?.0)
+    }
+
+    /// How close in meaning `text` is to each of `others`, short texts
+    /// that are no notes (the offline router's sentences of a project).
+    /// See [`Index::similarity_to`].
+    pub fn similarity_to_texts(&self, text: &str, others: &[&str]) -> Result<Vec<Option<f32>>> {
+        Ok(self.similarity_to(text, &[], others)?.1)
+    }
+
+    /// [`Index::similarity`] to `paths` and the cosine to each of
+    /// `others` as well, the text embedded once for both. The others are
+    /// embedded as passages, and their vectors kept in the vector store by
+    /// the hash of their text, as a passage's are, so a one-shot process
+    /// embeds only the texts no process has seen; search never sees them,
+    /// as it reads the rows of live passages only.
+    pub fn similarity_to(&self, text: &str, paths: &[&str], others: &[&str]) -> Result<Closeness> {
         if !self.model_at_hand() {
             return Err(Error::NoModel(format!(
                 "{} is not on this machine",
@@ -569,30 +590,36 @@ impl Index {
         let semantic = self.semantic().map_err(Error::NoModel)?;
         self.bm25.reload()?;
         let searcher = self.bm25.searcher();
-        // (which path, its passage's key), and the passages to embed.
-        let mut passages = Vec::new();
-        let mut missing: Vec<(vectors::ChunkKey, String)> = Vec::new();
-        {
-            let mut store = lock(&semantic.store);
-            store.refresh()?;
-            for (i, path) in paths.iter().enumerate() {
-                for doc in self.bm25.docs_of(&searcher, path)? {
-                    let s = self.bm25.stored(&searcher, doc)?;
-                    let body = s.doc_text(self.bm25.fields.body);
-                    let Some(key) = vectors::key(&s.doc_text(self.bm25.fields.chunk_hash)) else {
-                        continue;
-                    };
-                    if body.trim().is_empty() {
-                        continue;
-                    }
-                    if store.row(&key).is_none() && !missing.iter().any(|(k, _)| *k == key) {
-                        missing.push((key, chunk::embedding_text(&s.title, &s.heading, &body)));
-                    }
-                    passages.push((i, key));
+        // Whose each vector is (a path's, by its place in `paths`, or one
+        // of `others`, after them), its key, and what is embedded for it.
+        let mut targets: Vec<(usize, vectors::ChunkKey, String)> = Vec::new();
+        for (i, path) in paths.iter().enumerate() {
+            for doc in self.bm25.docs_of(&searcher, path)? {
+                let s = self.bm25.stored(&searcher, doc)?;
+                let body = s.doc_text(self.bm25.fields.body);
+                let Some(key) = vectors::key(&s.doc_text(self.bm25.fields.chunk_hash)) else {
+                    continue;
+                };
+                if !body.trim().is_empty() {
+                    targets.push((i, key, chunk::embedding_text(&s.title, &s.heading, &body)));
                 }
             }
         }
-        let mut texts: Vec<&str> = missing.iter().map(|(_, t)| t.as_str()).collect();
+        for (i, other) in others.iter().enumerate() {
+            let key = Sha256::digest(other.as_bytes()).into();
+            targets.push((paths.len() + i, key, other.to_string()));
+        }
+        let mut missing: Vec<(vectors::ChunkKey, &str)> = Vec::new();
+        {
+            let mut store = lock(&semantic.store);
+            store.refresh()?;
+            for (_, key, embedded) in &targets {
+                if store.row(key).is_none() && !missing.iter().any(|(k, _)| k == key) {
+                    missing.push((*key, embedded));
+                }
+            }
+        }
+        let mut texts: Vec<&str> = missing.iter().map(|(_, t)| *t).collect();
         // A note compared with notes is embedded as a passage, not a query.
         texts.push(text);
         let mut vectors = semantic.embedder.embed(&texts)?;
@@ -603,59 +630,15 @@ impl Index {
         if !items.is_empty() {
             store.add(&items)?;
         }
-        let mut best = vec![None::<f32>; paths.len()];
-        for (i, key) in passages {
-            if let Some(row) = store.row(&key) {
+        let mut best = vec![None::<f32>; paths.len() + others.len()];
+        for (i, key, _) in &targets {
+            if let Some(row) = store.row(key) {
                 let cosine = dot(&query, store.vector(row));
-                best[i] = Some(best[i].map_or(cosine, |b| b.max(cosine)));
+                best[*i] = Some(best[*i].map_or(cosine, |b| b.max(cosine)));
             }
         }
-        Ok(best)
-    }
-
-    /// How close in meaning `text` is to each of `others`, short texts
-    /// that are no notes (the offline router's sentences of a project),
-    /// embedded as passages. Their vectors are kept in the vector store by
-    /// the hash of their text, as a passage's are, so a one-shot process
-    /// embeds only the texts no process has seen; search never sees them,
-    /// as it reads the rows of live passages only.
-    pub fn similarity_to_texts(&self, text: &str, others: &[&str]) -> Result<Vec<Option<f32>>> {
-        let semantic = self.semantic().map_err(Error::NoModel)?;
-        let keys: Vec<vectors::ChunkKey> = others
-            .iter()
-            .map(|t| Sha256::digest(t.as_bytes()).into())
-            .collect();
-        let mut missing: Vec<(vectors::ChunkKey, &str)> = Vec::new();
-        {
-            let mut store = lock(&semantic.store);
-            store.refresh()?;
-            for (key, other) in keys.iter().zip(others) {
-                if store.row(key).is_none() && !missing.iter().any(|(k, _)| k == key) {
-                    missing.push((*key, other));
-                }
-            }
-        }
-        let mut texts: Vec<&str> = missing.iter().map(|(_, t)| *t).collect();
-        texts.push(text);
-        let mut vectors = semantic.embedder.embed(&texts)?;
-        let query = vectors.pop().expect("the text was embedded");
-        let items: Vec<(vectors::ChunkKey, Vec<f32>)> =
-            missing.iter().map(|(k, _)| *k).zip(vectors).collect();
-        let fresh: HashMap<vectors::ChunkKey, f32> =
-            items.iter().map(|(k, v)| (*k, dot(&query, v))).collect();
-        let mut store = lock(&semantic.store);
-        if !items.is_empty() {
-            store.add(&items)?;
-        }
-        Ok(keys
-            .iter()
-            .map(|key| {
-                fresh
-                    .get(key)
-                    .copied()
-                    .or_else(|| store.row(key).map(|row| dot(&query, store.vector(row))))
-            })
-            .collect())
+        let to_others = best.split_off(paths.len());
+        Ok((best, to_others))
     }
 
     fn wake_embedder(&self) {

@@ -515,20 +515,6 @@ fn meaning(
             }
         }
     }
-    let refs: Vec<&str> = paths.iter().map(String::as_str).collect();
-    let cosines = match index.similarity(text, &refs) {
-        Ok(c) => c,
-        Err(e) => {
-            why.push(format!("Meaning was not used: {e}."));
-            return None;
-        }
-    };
-    let mut best = vec![None::<f32>; projects.len()];
-    for (i, cosine) in owner.iter().copied().zip(cosines) {
-        if let Some(c) = cosine {
-            best[i] = Some(best[i].map_or(c, |b: f32| b.max(c)));
-        }
-    }
     // Each of its own sentences too: a project's notes hold many topics,
     // and a passage's vector is their blend ("the long rides, the hills,
     // nutrition and the bike"), which a note about one of them ("I run out
@@ -543,16 +529,21 @@ fn meaning(
         .flat_map(|(i, p)| own_sentences(vault, &p.name).map(move |s| (i, s)))
         .filter(|(_, s)| !whole_words(s).iter().any(|w| words.contains(w)))
         .collect();
+    let refs: Vec<&str> = paths.iter().map(String::as_str).collect();
     let texts: Vec<&str> = sentences.iter().map(|(_, s)| s.as_str()).collect();
-    match index.similarity_to_texts(text, &texts) {
-        Ok(cosines) => {
-            for ((i, _), c) in sentences.iter().zip(cosines) {
-                if let Some(c) = c {
-                    best[*i] = Some(best[*i].map_or(c, |b: f32| b.max(c)));
-                }
-            }
+    let (to_paths, to_sentences) = match index.similarity_to(text, &refs, &texts) {
+        Ok(c) => c,
+        Err(e) => {
+            why.push(format!("Meaning was not used: {e}."));
+            return None;
         }
-        Err(e) => why.push(format!("Meaning was weighed by passages only: {e}.")),
+    };
+    let owners = owner.into_iter().chain(sentences.iter().map(|(i, _)| *i));
+    let mut best = vec![None::<f32>; projects.len()];
+    for (i, cosine) in owners.zip(to_paths.into_iter().chain(to_sentences)) {
+        if let Some(c) = cosine {
+            best[i] = Some(best[i].map_or(c, |b: f32| b.max(c)));
+        }
     }
     let mut out: Vec<(String, f32)> = projects
         .iter()
