@@ -610,6 +610,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round forty-one's rules and the sentences' meaning (b26eeae), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence116/sequence116.tsv",
+            "held out: work and a person's own projects, written on round forty-two's rules and the sentences' meaning (36eaaf6), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence117/sequence117.tsv",
+            "held out: work and a person's own projects, written on round forty-two's rules and the sentences' meaning (36eaaf6), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence118/sequence118.tsv",
+            "held out: work and a person's own projects, written on round forty-two's rules and the sentences' meaning (36eaaf6), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence119/sequence119.tsv",
+            "held out: work and a person's own projects, written on round forty-two's rules and the sentences' meaning (36eaaf6), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
