@@ -344,8 +344,8 @@ fn unknown_word_as_verb(word: &str) -> bool {
 }
 
 /// Prepositions an imperative takes before its object ("vote on April's
-/// book", "talk to the head about…").
-const AFTER_AN_IMPERATIVE: &str = "on for about with to into at";
+/// book", "talk to the head about…", "pick between the grey and…").
+const AFTER_AN_IMPERATIVE: &str = "on for about with to into at between";
 
 /// Whether the first clause of `first`, from its third word on, has no
 /// verb of its own: "vote on April's book by Sunday" asks, while in
@@ -442,6 +442,9 @@ fn bare_object(first: &str, words: &[&str]) -> bool {
         // verb: "paint colour changes in…", "fish stocks rise in…".
         && !verbs::is_present_s(then)
         && !(noun.ends_with('s') && verbs::is_base(then))
+        // Nor is a verb's present in the noun's place: "finance wants
+        // clawbacks for…" has a subject and its verb.
+        && !verbs::is_present_s(noun)
         && (listed(AFTER_A_BARE_OBJECT, after) || listed(PLACES_AFTER_AN_OBJECT, after))
         // Any verb after them, a present too, makes them its subject:
         // "inverted index compression with WAND gives…".
@@ -1798,6 +1801,13 @@ mod tests {
             (
                 "The second launch went sideways and landed in the hedge",
                 Kind::Event,
+            ),
+            // A choice asked for is a task; a verb's present after a
+            // verb makes the first word its subject.
+            ("Pick between anthracite grey and sage green", Kind::Task),
+            (
+                "Finance wants clawbacks for a full twelve months",
+                Kind::Note,
             ),
         ] {
             assert_eq!(kind_of(text), kind, "{text}");

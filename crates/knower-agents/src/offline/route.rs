@@ -218,7 +218,7 @@ const VAGUE: &str = "thing things stuff someone somebody something anyone anybod
     item items option options question questions page pages \
     find start finish use try keep put give take come back move say tell know mean seem \
     new old good bad big small great nice better best worse worst interesting important first last little much \
-    many well really still just even probably actually especially whether \
+    many well really still just even probably actually especially whether instead ahead \
     along across around through throughout beside near via within without towards toward \
     onto upon among between behind below beneath above under over off \
     two three four five six seven eight nine ten eleven twelve twenty hundred thousand \
@@ -296,14 +296,37 @@ fn refers_elsewhere(lower: &str) -> Option<String> {
         })
 }
 
+/// Prepositions of several words, whose noun says nothing of what a note
+/// is about: "in front of the group" is no front door's.
+const PHRASE_PREPOSITIONS: &[&str] = &[
+    "in front of",
+    "on top of",
+    "in spite of",
+    "on behalf of",
+    "in case of",
+    "in terms of",
+    "in place of",
+    "in charge of",
+    "in favour of",
+    "in favor of",
+    "in the middle of",
+];
+
 /// The words of `text` that say what it is about: the index's terms (stop
-/// words dropped, stemmed) less [`VAGUE`] ones and counts.
+/// words dropped, stemmed) less [`VAGUE`] ones, counts and the nouns of
+/// [`PHRASE_PREPOSITIONS`] the text uses.
 pub(crate) fn content_words(text: &str) -> Vec<String> {
     static VAGUE_TERMS: std::sync::OnceLock<std::collections::HashSet<String>> =
         std::sync::OnceLock::new();
     let vague = VAGUE_TERMS.get_or_init(|| whole_words(VAGUE).into_iter().collect());
+    let lower = text.to_lowercase();
+    let in_phrases: Vec<String> = PHRASE_PREPOSITIONS
+        .iter()
+        .filter(|phrase| contains_words(&lower, phrase))
+        .flat_map(|phrase| whole_words(phrase))
+        .collect();
     let mut words = whole_words(text);
-    words.retain(|t| !vague.contains(t) && !is_count(t));
+    words.retain(|t| !vague.contains(t) && !is_count(t) && !in_phrases.contains(t));
     words
 }
 
@@ -1442,6 +1465,16 @@ mod tests {
         assert_eq!(
             content_words("Pick the blackberries along the canal"),
             ["blackberri", "canal", "pick"]
+        );
+        // So do the nouns of prepositions in several words, not the same
+        // nouns elsewhere.
+        assert_eq!(
+            content_words("Froze in front of the group instead of improvising"),
+            ["froze", "group", "improvis"]
+        );
+        assert_eq!(
+            content_words("Sand the front door"),
+            ["door", "front", "sand"]
         );
         // Counts and dates tie nothing to a project.
         assert!(content_words("Came 14th out of 40, the 3rd time").is_empty());
