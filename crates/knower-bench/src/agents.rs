@@ -630,6 +630,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round forty-two's rules and the sentences' meaning (36eaaf6), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence120/sequence120.tsv",
+            "held out: work and a person's own projects, written on round forty-three's rules (b18259c), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence121/sequence121.tsv",
+            "held out: work and a person's own projects, written on round forty-three's rules (b18259c), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence122/sequence122.tsv",
+            "held out: work and a person's own projects, written on round forty-three's rules (b18259c), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence123/sequence123.tsv",
+            "held out: work and a person's own projects, written on round forty-three's rules (b18259c), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
