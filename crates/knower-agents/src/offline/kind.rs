@@ -420,13 +420,21 @@ const AFTER_A_BARE_OBJECT: &str = "for to and or from with before";
 /// place as well ("sow yellow rattle in the meadow").
 fn bare_object(first: &str, words: &[&str]) -> bool {
     let clause_words = first_clause_len(first);
+    // A verb joined after them is the first verb's partner, not theirs:
+    // "swapped butter for olive oil and started porridge…".
+    let joined = words
+        .iter()
+        .skip(3)
+        .position(|w| listed(JOINS, w))
+        .map_or(words.len(), |at| at + 3);
+    let own_clause = &words[..joined];
     let (Some(noun), Some(then)) = (words.get(1), words.get(2)) else {
         return false;
     };
     if clause_words >= 3
         && object_word(noun)
         && (listed(AFTER_A_BARE_OBJECT, then) || is_number(then) || is_letter_name(then))
-        && !has_a_verb(first, words, 3, false)
+        && !has_a_verb(first, own_clause, 3, false)
     {
         return true;
     }
@@ -448,7 +456,7 @@ fn bare_object(first: &str, words: &[&str]) -> bool {
         && (listed(AFTER_A_BARE_OBJECT, after) || listed(PLACES_AFTER_AN_OBJECT, after))
         // Any verb after them, a present too, makes them its subject:
         // "inverted index compression with WAND gives…".
-        && !has_a_verb(first, words, 4, true)
+        && !has_a_verb(first, own_clause, 4, true)
 }
 
 /// Whether `word`, the last of a subject, names one thing: a noun that
@@ -954,14 +962,38 @@ fn reports_the_past(first: &str) -> bool {
             || listed(PREPOSITIONS, next)
             || listed(AFTER_A_PAST, next)
             // A bare object and where it was: "the tenants reported damp
-            // in the back bedroom".
+            // in the back bedroom"; after a past that is only ever one and
+            // does not tell how something seemed, anywhere: "the GP added
+            // amlodipine at the review" (not "the hall looked empty").
             || (object_word(&next)
-                && listed(PLACES_AFTER_AN_OBJECT, word(i + 2))
+                && (listed(PLACES_AFTER_AN_OBJECT, word(i + 2))
+                    || (past_form(word(i)) == Some(Past::Clear)
+                        && !listed(SEEMING_PASTS, word(i))
+                        // (Nor is an adverb an object: "gabbro cooled
+                        // slowly underground".)
+                        && !next.ends_with("ly")
+                        // (A verb after the two makes them a subject,
+                        // "laid hedges need staking", or tells how the
+                        // object is, "gave advice that helps".)
+                        && !could_be_a_verb(word(i + 2))
+                        && !has_a_verb(first, &words, i + 2, true)))
                 && !listed(SUBJECT_STARTS, word(i - 1)))
             // ("the finished painting…": after a determiner it describes.)
             || (continues_doing(word(i), next) && !listed(SUBJECT_STARTS, word(i - 1)))
     })
 }
+
+/// Whether `word` may be a verb in the present: its base, its "-s" form,
+/// or a form of "be", "have" or a modal.
+fn could_be_a_verb(word: &str) -> bool {
+    verbs::is_base(word) || verbs::is_present_s(word) || listed(NOT_A_PAST_VERB, word)
+}
+
+/// The pasts that tell how something seemed, became or went, which a
+/// bare adjective or adverb follows as a noun would ("the room felt
+/// cold", "design review went well").
+const SEEMING_PASTS: &str = "looked felt seemed sounded tasted smelled smelt became stayed \
+    remained turned grew appeared went got";
 
 /// The pasts that tell what someone said.
 const SAID: &str = "said told wrote";
@@ -1808,6 +1840,15 @@ mod tests {
             (
                 "Finance wants clawbacks for a full twelve months",
                 Kind::Note,
+            ),
+            // A past's bare object whatever follows it, and a verb joined
+            // after it is its partner.
+            ("The GP added amlodipine at the review", Kind::Event),
+            ("The hall looked empty at the start", Kind::Note),
+            ("Gabbro cooled slowly underground", Kind::Note),
+            (
+                "Swapped butter for olive oil spread and started porridge for breakfast",
+                Kind::Event,
             ),
         ] {
             assert_eq!(kind_of(text), kind, "{text}");
