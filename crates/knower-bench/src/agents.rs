@@ -650,6 +650,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round forty-three's rules (b18259c), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence124/sequence124.tsv",
+            "held out: work and a person's own projects, written on round forty-four's rules (b90fe66), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence125/sequence125.tsv",
+            "held out: work and a person's own projects, written on round forty-four's rules (b90fe66), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence126/sequence126.tsv",
+            "held out: work and a person's own projects, written on round forty-four's rules (b90fe66), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence127/sequence127.tsv",
+            "held out: work and a person's own projects, written on round forty-four's rules (b90fe66), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
