@@ -1074,6 +1074,40 @@ fn with_a_model_a_clear_meaning_outweighs_a_sole_word() {
     );
 }
 
+/// An everyday errand told in two words goes to the global list however
+/// its meaning leans when a project's notes hold only the errand's own
+/// words: a budget's "software licences" make "Renew the TV licence"
+/// close in meaning, but not the budget's task.
+#[test]
+fn with_a_model_an_errand_in_two_words_stays_global_beside_its_own_word() {
+    let model = model::model_dir();
+    let fx = Fixture::with_search_model(model.to_str().unwrap());
+    let author = Author::new("test", "budget");
+    let budget = "# 2027 budget\n\nBuilding the department's budget: headcount, software licences and travel.\n";
+    fx.vault
+        .write("projects/budget/description.md", budget, &author)
+        .unwrap();
+    let state = "# State\n\nSoftware costs are up 20% because of the new licences.\n";
+    fx.vault
+        .write("projects/budget/state.md", state, &author)
+        .unwrap();
+    fx.index.catch_up(&mut |_, _| {}).unwrap();
+    let decision = knower_agents::route(&fx.vault, &fx.index, "Renew the TV licence").unwrap();
+    assert!(
+        decision
+            .reasoning
+            .contains("Closest in meaning (cosine to its notes): budget"),
+        "{}",
+        decision.reasoning
+    );
+    assert_eq!(
+        decision.destination.as_deref(),
+        Some("tasks.md"),
+        "{}",
+        decision.reasoning
+    );
+}
+
 /// When the meaning leads the sole holder by the margin but is too faint
 /// to file on (ahead of the runner-up by less than `MEANING_MARGIN`:
 /// garden 0.29, thesis 0.15, atlas 0.09), the note is asked about.

@@ -421,12 +421,14 @@ const AFTER_A_BARE_OBJECT: &str = "for to and or from with before";
 fn bare_object(first: &str, words: &[&str]) -> bool {
     let clause_words = first_clause_len(first);
     // A verb joined after them is the first verb's partner, not theirs:
-    // "swapped butter for olive oil and started porridge…".
-    let joined = words
-        .iter()
-        .skip(3)
-        .position(|w| listed(JOINS, w))
-        .map_or(words.len(), |at| at + 3);
+    // "swapped butter for olive oil and started porridge…",
+    // "reintroduced garlic and had a bad flare…" (not "change requests
+    // and complaints piled up", where a noun follows the join).
+    let joined = (2..words.len().saturating_sub(1))
+        .find(|&i| {
+            listed(JOINS, words[i]) && (is_past(words[i + 1]) || verbs::is_base(words[i + 1]))
+        })
+        .unwrap_or(words.len());
     let own_clause = &words[..joined];
     let (Some(noun), Some(then)) = (words.get(1), words.get(2)) else {
         return false;
@@ -1848,6 +1850,10 @@ mod tests {
             ("Gabbro cooled slowly underground", Kind::Note),
             (
                 "Swapped butter for olive oil spread and started porridge for breakfast",
+                Kind::Event,
+            ),
+            (
+                "Reintroduced garlic and had a bad flare the next day",
                 Kind::Event,
             ),
         ] {

@@ -1093,11 +1093,15 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
     }
     // The words do not decide; a clear meaning does — except for an
     // everyday errand that says nothing else and that no project's notes
-    // have a word of: it is the global list's however its meaning leans
-    // ("Pay the council tax" beside a first flat's mortgage and survey;
-    // not "Order lettuce seedlings on Amazon" beside a garden).
+    // have a word of, or only the words of the errand's own two ("Renew
+    // the TV licence" beside a budget's licences): it is the global list's
+    // however its meaning leans ("Pay the council tax" beside a first
+    // flat's mortgage and survey; not "Order lettuce seedlings on Amazon"
+    // beside a garden).
     let errand_alone = kind == Kind::Task
-        && holdings.iter().all(|(_, held)| held.is_empty())
+        && holdings
+            .iter()
+            .all(|(_, held)| held.is_empty() || only_the_errands_own(&lower, &words, held))
         && super::errands::says_nothing_else(&lower, &words);
     if let Some(c) = clear_meaning.filter(|_| !errand_alone) {
         let Closest {
@@ -1126,10 +1130,7 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         let errand = (kind == Kind::Task)
             .then(|| super::errands::everyday_word(&lower, &words))
             .flatten()
-            .filter(|errand| {
-                let phrase = super::whole_words(errand);
-                only_common || (errand.contains(' ') && held.iter().all(|w| phrase.contains(w)))
-            });
+            .filter(|_| only_common || only_the_errands_own(&lower, &words, held));
         if let Some(word) = errand {
             let tie = if only_common {
                 "an everyday one"
@@ -1301,6 +1302,16 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         ));
     }
     Ok(inbox(kind, why, options))
+}
+
+/// Whether `held`, the words of a note a project's notes hold, are only
+/// those of the everyday errand told in two words that the note is
+/// ("Renew the TV licence" beside a budget's "software licences").
+fn only_the_errands_own(lower: &str, words: &[String], held: &[String]) -> bool {
+    super::errands::everyday_word(lower, words).is_some_and(|errand| {
+        let phrase = super::whole_words(&errand);
+        errand.contains(' ') && held.iter().all(|w| phrase.contains(w))
+    })
 }
 
 /// The note of `project` an update of `kind` goes to.
