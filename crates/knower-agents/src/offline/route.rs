@@ -1098,10 +1098,15 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
     // however its meaning leans ("Pay the council tax" beside a first
     // flat's mortgage and survey; not "Order lettuce seedlings on Amazon"
     // beside a garden).
+    // The everyday errand a task reads as, if any ("the car", "TV
+    // licence"), found once for the rules below.
+    let errand = (kind == Kind::Task)
+        .then(|| super::errands::everyday_word(&lower, &words))
+        .flatten();
     let errand_alone = kind == Kind::Task
         && holdings
             .iter()
-            .all(|(_, held)| held.is_empty() || only_the_errands_own(&lower, &words, held))
+            .all(|(_, held)| held.is_empty() || only_the_errands_own(errand.as_deref(), held))
         && super::errands::says_nothing_else(&lower, &words);
     if let Some(c) = clear_meaning.filter(|_| !errand_alone) {
         let Closest {
@@ -1127,11 +1132,10 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         // the words of an errand told in two ("driving licence"): a golf
         // project's "driving" is not "Renew my driving licence".
         let only_common = held.iter().all(|w| super::common::is_common(w));
-        let errand = (kind == Kind::Task)
-            .then(|| super::errands::everyday_word(&lower, &words))
-            .flatten()
-            .filter(|_| only_common || only_the_errands_own(&lower, &words, held));
-        if let Some(word) = errand {
+        let tie_to_an_errand = errand
+            .as_deref()
+            .filter(|_| only_common || only_the_errands_own(errand.as_deref(), held));
+        if let Some(word) = tie_to_an_errand {
             let tie = if only_common {
                 "an everyday one"
             } else {
@@ -1200,9 +1204,7 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
             .iter()
             .find(|(q, held)| q == top && !held.is_empty())
             .filter(|_| held_by >= 2 && c.lead() >= COMMON_WORDS_MARGIN)
-            .filter(|_| {
-                kind != Kind::Task || super::errands::everyday_word(&lower, &words).is_none()
-            });
+            .filter(|_| errand.is_none());
         if let Some((_, held)) = top_holds {
             why.push(format!(
                 "Its words are shared by {held_by} projects ({top}'s notes hold {}), and of these its meaning is closest to {top}'s (cosine {m1:.2}, {m2:.2} to the next, {next}). Filed in {top}.",
@@ -1230,7 +1232,7 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
     // about, as is anything else.
     if holders.is_empty() {
         if kind == Kind::Task {
-            match super::errands::everyday_word(&lower, &words) {
+            match &errand {
                 Some(word) => why.push(format!(
                     "No project's notes share its words, and “{word}” makes it an everyday errand, which goes to the global task list."
                 )),
@@ -1305,11 +1307,12 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
 }
 
 /// Whether `held`, the words of a note a project's notes hold, are only
-/// those of the everyday errand told in two words that the note is
-/// ("Renew the TV licence" beside a budget's "software licences").
-fn only_the_errands_own(lower: &str, words: &[String], held: &[String]) -> bool {
-    super::errands::everyday_word(lower, words).is_some_and(|errand| {
-        let phrase = super::whole_words(&errand);
+/// those of `errand`, the everyday errand the note is, when it is told
+/// in two words ("Renew the TV licence" beside a budget's "software
+/// licences").
+fn only_the_errands_own(errand: Option<&str>, held: &[String]) -> bool {
+    errand.is_some_and(|errand| {
+        let phrase = super::whole_words(errand);
         errand.contains(' ') && held.iter().all(|w| phrase.contains(w))
     })
 }
