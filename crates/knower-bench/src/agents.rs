@@ -670,6 +670,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round forty-four's rules (b90fe66), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence128/sequence128.tsv",
+            "held out: work and a person's own projects, written on round forty-five's rules (bebf23b), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence129/sequence129.tsv",
+            "held out: work and a person's own projects, written on round forty-five's rules (bebf23b), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence130/sequence130.tsv",
+            "held out: work and a person's own projects, written on round forty-five's rules (bebf23b), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence131/sequence131.tsv",
+            "held out: work and a person's own projects, written on round forty-five's rules (bebf23b), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
