@@ -227,6 +227,42 @@ fn a_fact_of_the_users_things_is_the_projects_that_holds_its_words() {
     }
 }
 
+/// An irregular past shares its verb with a project's notes: "Swam…" is
+/// news of the swimming project, as "Booked…" would be of one that says
+/// "booking".
+#[test]
+fn an_irregular_past_ties_a_note_to_the_project_that_uses_its_verb() {
+    let fx = Fixture::new();
+    let author = Author::new("test", "swim");
+    fx.vault
+        .write(
+            "projects/channel-swim/description.md",
+            "# Channel swim\n\nTraining to swim the Channel: pool sessions, cold water and the relay team.\n",
+            &author,
+        )
+        .unwrap();
+    fx.vault
+        .write(
+            "projects/channel-swim/state.md",
+            "# State\n\nSwimming four times a week.\n",
+            &author,
+        )
+        .unwrap();
+    fx.index.catch_up(&mut |_, _| {}).unwrap();
+    let decision = knower_agents::route(
+        &fx.vault,
+        &fx.index,
+        "Swam 3 km in the lake without stopping",
+    )
+    .unwrap();
+    assert_eq!(
+        decision.destination.as_deref(),
+        Some("projects/channel-swim/changelog.md"),
+        "{}",
+        decision.reasoning
+    );
+}
+
 #[test]
 fn an_ambiguous_note_waits_in_the_inbox_with_reasoning_and_a_reply_files_it() {
     let fx = Fixture::new();

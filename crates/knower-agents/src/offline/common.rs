@@ -14,14 +14,16 @@ use std::sync::OnceLock;
 const LIST: &str = include_str!("../../data/common-words.txt");
 
 /// Whether `stem` (a word as routing compares it: analysed and stemmed,
-/// [`super::whole_words`]) is one of the most common English words.
+/// [`super::whole_words`]) is one of the most common English words. The
+/// list is read as written: "met" is common, "meet" (as in "meetings")
+/// is not.
 pub(super) fn is_common(stem: &str) -> bool {
     static STEMS: OnceLock<HashSet<String>> = OnceLock::new();
     STEMS
         .get_or_init(|| {
             LIST.lines()
                 .filter(|line| !line.starts_with('#'))
-                .flat_map(super::whole_words)
+                .flat_map(super::words_as_written)
                 .collect()
         })
         .contains(stem)

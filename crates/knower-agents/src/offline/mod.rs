@@ -26,7 +26,38 @@ pub(crate) fn index_words(text: &str) -> Vec<String> {
 /// about for routing, where "PostGIS" in a project's notes must not make
 /// it the home of every note that says "post".
 pub(crate) fn whole_words(text: &str) -> Vec<String> {
+    let bases = irregular_bases();
+    let mut words: Vec<String> = words_as_written(text)
+        .into_iter()
+        .map(|w| bases.get(&w).cloned().unwrap_or(w))
+        .collect();
+    words.sort();
+    words.dedup();
+    words
+}
+
+/// [`whole_words`] with each word's stem as written ("ran" stays "ran"):
+/// the everyday words are listed as written (`common`).
+fn words_as_written(text: &str) -> Vec<String> {
     words_of(text, CaseParts::Whole)
+}
+
+/// The stem of each irregular past or participle ([`verbs::irregular_forms`])
+/// mapped to its base's stem: "ran" is "run", "wrote" is "write", as
+/// "booked" is "book" already, so that "Ran the whole ridge loop" shares a
+/// word with a running project's notes.
+fn irregular_bases() -> &'static std::collections::HashMap<String, String> {
+    static BASES: std::sync::OnceLock<std::collections::HashMap<String, String>> =
+        std::sync::OnceLock::new();
+    BASES.get_or_init(|| {
+        verbs::irregular_forms()
+            .filter_map(|(form, base)| {
+                let form = words_as_written(form).pop()?;
+                let base = words_as_written(base).pop()?;
+                (form != base).then_some((form, base))
+            })
+            .collect()
+    })
 }
 
 fn words_of(text: &str, case_parts: CaseParts) -> Vec<String> {
@@ -64,5 +95,22 @@ mod tests {
         assert!(words.contains(&"config".to_string()), "{words:?}");
         // Search's view splits it, so a question meets both forms.
         assert!(index_words("PostGIS").contains(&"post".to_string()));
+    }
+
+    #[test]
+    fn routing_reads_an_irregular_past_as_its_verb() {
+        assert_eq!(
+            whole_words("Ran the ridge loop"),
+            whole_words("running ridge loop")
+        );
+        assert_eq!(whole_words("Swam 3 km"), whole_words("swim 3 km"));
+        assert_eq!(whole_words("written"), whole_words("write"));
+        // Not a word that is another's as well, nor a verb of dealings
+        // whose object says what it is about.
+        for word in ["born", "sat", "paid", "sold", "sent"] {
+            assert_eq!(whole_words(word), [word], "{word}");
+        }
+        // Search's view is untouched.
+        assert_eq!(index_words("Ran"), ["ran"]);
     }
 }

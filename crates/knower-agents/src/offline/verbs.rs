@@ -120,6 +120,40 @@ pub(super) fn knows(word: &str) -> bool {
     is_base(word) || is_participle(word)
 }
 
+/// The irregular forms of the lexicon's verbs, each with its base: the
+/// pasts only ever pasts ("ran", "wrote", "swam") and the participles
+/// that are neither ("written", "flown"), less those that are another
+/// word's as well ("born", "sat", "lent") and those of the verbs of
+/// dealings that any project has ("paid", "sold", "sent", "chose"), whose
+/// object says what they are about. A regular past stems to its base's
+/// stem already.
+pub(super) fn irregular_forms() -> impl Iterator<Item = (&'static str, &'static str)> {
+    const ALSO_OTHER_WORDS: [&str; 8] = [
+        "born", "borne", "sat", "lent", "sawn", "sown", "laden", "shorn",
+    ];
+    const DEALINGS: [&str; 7] = ["pay", "sell", "buy", "send", "spend", "lend", "choose"];
+    LEXICON
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .flat_map(|line| {
+            let (pasts, participles) = line.split_once(" | ").unwrap_or((line, ""));
+            let mut words = pasts.split(' ');
+            let base = words.next().unwrap_or_default();
+            words
+                .filter(|w| !w.starts_with('~'))
+                .chain(participles.split(' '))
+                .filter(move |w| {
+                    !w.is_empty()
+                        && !w.ends_with("ed")
+                        && !w.contains('-')
+                        && *w != base
+                        && !ALSO_OTHER_WORDS.contains(w)
+                })
+                .map(move |w| (w, base))
+        })
+        .filter(|(_, base)| !DEALINGS.contains(base))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
