@@ -1395,13 +1395,13 @@ fn a_common_word_one_project_holds_is_a_weak_tie() {
 }
 
 /// Words each of two projects holds one of narrow the field without
-/// deciding it ("tile" is atlas's, "meeting" the thesis's); with a model,
+/// deciding it ("tile" is atlas's, "advisor" the thesis's); with a model,
 /// the meaning chooses between them by a lead smaller than it needs to
 /// file a note among every project. Without one, or with no lead, it is
 /// asked about.
 #[test]
 fn with_a_model_the_meaning_chooses_among_projects_that_share_its_words() {
-    let text = "Discuss the tile cache at the meeting";
+    let text = "Discuss the tile cache with my advisor";
     let (words_only, decision) = routed_without_and_with_a_model(text);
     assert_eq!(words_only.destination, None, "{}", words_only.reasoning);
     assert_eq!(
@@ -1424,8 +1424,8 @@ fn with_a_model_the_meaning_chooses_among_projects_that_share_its_words() {
     assert_eq!(asked.destination, None, "{}", asked.reasoning);
     // An everyday errand is no project's task for the words it shares,
     // even where the meaning leans to one of them (atlas 0.18, the thesis
-    // 0.07).
-    let errand = "Book the dentist after the tile meeting";
+    // 0.09).
+    let errand = "Book the dentist after the tile review with my advisor";
     let (_, asked) = routed_without_and_with_a_model(errand);
     assert_eq!(asked.destination, None, "{}", asked.reasoning);
     assert!(

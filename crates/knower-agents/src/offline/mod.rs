@@ -36,8 +36,7 @@ pub(crate) fn whole_words(text: &str) -> Vec<String> {
     words
 }
 
-/// [`whole_words`] with each word's stem as written ("ran" stays "ran"):
-/// the everyday words are listed as written (`common`).
+/// [`whole_words`] with each word's stem as written ("ran" stays "ran").
 fn words_as_written(text: &str) -> Vec<String> {
     words_of(text, CaseParts::Whole)
 }
