@@ -690,6 +690,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round forty-five's rules (bebf23b), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence132/sequence132.tsv",
+            "held out: work and a person's own projects, written on round forty-six's rules (940c55e), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence133/sequence133.tsv",
+            "held out: work and a person's own projects, written on round forty-six's rules (940c55e), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence134/sequence134.tsv",
+            "held out: work and a person's own projects, written on round forty-six's rules (940c55e), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence135/sequence135.tsv",
+            "held out: work and a person's own projects, written on round forty-six's rules (940c55e), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
