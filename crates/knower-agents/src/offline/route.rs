@@ -100,8 +100,10 @@ pub struct Decision {
 /// How a fact in the first person says it holds only at times, as a
 /// project's notes tell of its practice ("my ears won't equalise if I go
 /// down fast", "my easy pace is 6:10 at the moment", "I keep lifting my
-/// head off the stock"): facts about who the user is hold always ("I'm
-/// left-handed", "my sister lives in Leeds").
+/// head off the stock") or of a symptom at a time of day ("I wake up with
+/// a headache most mornings"): facts about who the user is hold always
+/// ("I'm left-handed", "my sister lives in Leeds", "I leave by half four
+/// every day").
 const AT_TIMES: &[&str] = &[
     "when",
     "whenever",
@@ -112,6 +114,15 @@ const AT_TIMES: &[&str] = &[
     "these days",
     "so far",
     "i keep",
+    "most mornings",
+    "most evenings",
+    "most nights",
+    "some mornings",
+    "some evenings",
+    "some nights",
+    "every morning",
+    "every evening",
+    "every night",
 ];
 /// Tastes stay the user's whatever the condition ("I prefer tea when it's
 /// cold"). Not all of the kind rules' `PREFERENCE_WORDS`: a habit ("I
@@ -1457,6 +1468,12 @@ mod tests {
             Some("i keep")
         );
         assert_eq!(how_i_do_something("i'm colour blind"), None);
+        // So does a symptom at a time of day, not a day's routine.
+        assert_eq!(
+            how_i_do_something("i wake up with a headache most mornings"),
+            Some("most mornings")
+        );
+        assert_eq!(how_i_do_something("i leave by half four every day"), None);
         // A taste stays the user's whatever the condition.
         assert_eq!(how_i_do_something("i keep saying i prefer tea"), None);
     }
