@@ -710,6 +710,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round forty-six's rules (940c55e), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence136/sequence136.tsv",
+            "held out: work and a person's own projects, written on round forty-seven's rules (72306fe), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence137/sequence137.tsv",
+            "held out: work and a person's own projects, written on round forty-seven's rules (72306fe), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence138/sequence138.tsv",
+            "held out: work and a person's own projects, written on round forty-seven's rules (72306fe), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence139/sequence139.tsv",
+            "held out: work and a person's own projects, written on round forty-seven's rules (72306fe), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
