@@ -233,22 +233,16 @@ fn a_fact_of_the_users_things_is_the_projects_that_holds_its_words() {
 #[test]
 fn an_irregular_past_ties_a_note_to_the_project_that_uses_its_verb() {
     let fx = Fixture::new();
-    let author = Author::new("test", "swim");
-    fx.vault
-        .write(
+    fx.add_notes(&[
+        (
             "projects/channel-swim/description.md",
             "# Channel swim\n\nTraining to swim the Channel: pool sessions, cold water and the relay team.\n",
-            &author,
-        )
-        .unwrap();
-    fx.vault
-        .write(
+        ),
+        (
             "projects/channel-swim/state.md",
             "# State\n\nSwimming four times a week.\n",
-            &author,
-        )
-        .unwrap();
-    fx.index.catch_up(&mut |_, _| {}).unwrap();
+        ),
+    ]);
     let decision = knower_agents::route(
         &fx.vault,
         &fx.index,
@@ -1118,16 +1112,12 @@ fn with_a_model_a_clear_meaning_outweighs_a_sole_word() {
 fn with_a_model_an_errand_in_two_words_stays_global_beside_its_own_word() {
     let model = model::model_dir();
     let fx = Fixture::with_search_model(model.to_str().unwrap());
-    let author = Author::new("test", "budget");
     let budget = "# 2027 budget\n\nBuilding the department's budget: headcount, software licences and travel.\n";
-    fx.vault
-        .write("projects/budget/description.md", budget, &author)
-        .unwrap();
     let state = "# State\n\nSoftware costs are up 20% because of the new licences.\n";
-    fx.vault
-        .write("projects/budget/state.md", state, &author)
-        .unwrap();
-    fx.index.catch_up(&mut |_, _| {}).unwrap();
+    fx.add_notes(&[
+        ("projects/budget/description.md", budget),
+        ("projects/budget/state.md", state),
+    ]);
     let decision = knower_agents::route(&fx.vault, &fx.index, "Renew the TV licence").unwrap();
     assert!(
         decision
@@ -1347,12 +1337,8 @@ fn a_common_word_one_project_holds_is_a_weak_tie() {
 
     // Nor does a word of an errand told in two: a golf project's notes
     // say "driving", which is no tie to a driving licence.
-    let author = Author::new("test", "golf");
     let golf = "# Golf\n\nLessons with the club pro and an hour at the driving range each week.\n";
-    fx.vault
-        .write("projects/golf/description.md", golf, &author)
-        .unwrap();
-    fx.index.catch_up(&mut |_, _| {}).unwrap();
+    fx.add_notes(&[("projects/golf/description.md", golf)]);
     let licence = knower_agents::route(&fx.vault, &fx.index, "Renew my driving licence").unwrap();
     assert_eq!(
         licence.destination.as_deref(),

@@ -99,6 +99,16 @@ impl Fixture {
         )
     }
 
+    /// Writes `notes` (path, text) into the vault and indexes them, as a
+    /// test's own projects beside the fixture's.
+    pub fn add_notes(&self, notes: &[(&str, &str)]) {
+        let author = Author::new("test", "notes");
+        for (path, text) in notes {
+            self.vault.write(path, text, &author).unwrap();
+        }
+        self.index.catch_up(&mut |_, _| {}).unwrap();
+    }
+
     pub fn read(&self, path: &str) -> String {
         self.vault.read(path).unwrap_or_default()
     }
