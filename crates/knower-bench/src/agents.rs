@@ -730,6 +730,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round forty-seven's rules (72306fe), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence140/sequence140.tsv",
+            "held out: work and a person's own projects, written on round forty-eight's rules (5b158dd), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence141/sequence141.tsv",
+            "held out: work and a person's own projects, written on round forty-eight's rules (5b158dd), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence142/sequence142.tsv",
+            "held out: work and a person's own projects, written on round forty-eight's rules (5b158dd), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence143/sequence143.tsv",
+            "held out: work and a person's own projects, written on round forty-eight's rules (5b158dd), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
