@@ -192,8 +192,9 @@ fn a_fact_that_holds_only_at_times_may_be_a_projects() {
 
 /// A first-person fact of one of the user's things, not of who they are,
 /// is the project's whose notes hold its words ("my tyres are too
-/// narrow…" beside a cyclocross project's "tyres"); the people in the
-/// user's life, their tastes and their particulars stay the profile's.
+/// narrow…" beside a cyclocross project's "tyres"), and asked about when
+/// none do; the people in the user's life, their tastes and their
+/// particulars stay the profile's.
 #[test]
 fn a_fact_of_the_users_things_is_the_projects_that_holds_its_words() {
     let fx = Fixture::new();
@@ -212,10 +213,23 @@ fn a_fact_of_the_users_things_is_the_projects_that_holds_its_words() {
         thing.reasoning
     );
 
+    // One that no project's notes have a word of is still more likely a
+    // project's than the profile's: asked about, the profile first.
+    let unplaced = route("My loaves spread flat in the oven");
+    assert_eq!(unplaced.destination, None, "{}", unplaced.reasoning);
+    assert!(
+        unplaced.reasoning.contains("one of your things"),
+        "{}",
+        unplaced.reasoning
+    );
+    let offered = offered(&unplaced);
+    assert_eq!(offered[0], "profile.md", "{offered:?}");
+
     for who in [
         "My sister grows tomatoes",
         "My favourite tomato is Sungold",
         "My name is on the tomato rota",
+        "My dentist is Dr Haddad on Elm Road",
     ] {
         let d = route(who);
         assert_eq!(
@@ -1158,19 +1172,15 @@ fn with_a_model_a_sole_word_against_a_faint_meaning_goes_to_the_inbox() {
 }
 
 /// A fact of one of the user's things whose words no project's notes hold
-/// goes to the profile by words alone, and to the project it clearly
-/// means with a model; a fact about someone in the user's life stays the
-/// profile's either way.
+/// is asked about by words alone (the profile the first answer), and goes
+/// to the project it clearly means with a model; a fact about someone in
+/// the user's life stays the profile's either way.
 #[test]
 fn with_a_model_a_fact_of_the_users_things_goes_where_it_clearly_means() {
     let text = "My lettuce seedlings need fertiliser and more sunlight";
     let (words_only, decision) = routed_without_and_with_a_model(text);
-    assert_eq!(
-        words_only.destination.as_deref(),
-        Some("profile.md"),
-        "{}",
-        words_only.reasoning
-    );
+    assert_eq!(words_only.destination, None, "{}", words_only.reasoning);
+    assert_eq!(offered(&words_only)[0], "profile.md");
     assert_eq!(
         decision.destination.as_deref(),
         Some("projects/garden/state.md"),
@@ -1180,7 +1190,7 @@ fn with_a_model_a_fact_of_the_users_things_goes_where_it_clearly_means() {
     assert!(
         decision
             .reasoning
-            .contains("its meaning clearly points to a project: it is placed as a note")
+            .contains("one of your things more than who you are: it is placed as a note")
             && decision
                 .reasoning
                 .contains("Its words do not decide, but its meaning does: cosine"),
@@ -1191,12 +1201,7 @@ fn with_a_model_a_fact_of_the_users_things_goes_where_it_clearly_means() {
     // it, from a cosine below a note's (0.22 here, and 0.00 next).
     let (words_only, leggy) =
         routed_without_and_with_a_model("My seedlings go leggy on the windowsill");
-    assert_eq!(
-        words_only.destination.as_deref(),
-        Some("profile.md"),
-        "{}",
-        words_only.reasoning
-    );
+    assert_eq!(words_only.destination, None, "{}", words_only.reasoning);
     assert_eq!(
         leggy.destination.as_deref(),
         Some("projects/garden/state.md"),

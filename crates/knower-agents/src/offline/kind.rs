@@ -1208,7 +1208,9 @@ pub fn kind_of(text: &str) -> Kind {
     } else {
         after_bullets(&lower)
     };
-    if ABOUT_ME.iter().any(|s| first.starts_with(s)) {
+    // Who is in the household is told before any event rule reads "got"
+    // as a past ("we've got a baby girl").
+    if ABOUT_ME.iter().any(|s| first.starts_with(s)) || tells_who_the_family_are(first) {
         Kind::Preference
     } else if !told_as_done(plain_words(first).next().unwrap_or_default(), first)
         && !opens_with_a_compound_past(first)
@@ -1281,6 +1283,18 @@ fn warns_what_happens_otherwise(first: &str) -> bool {
     })
 }
 
+/// The people in the user's life, their doctor and dentist among them: a
+/// fact about them is the profile's whatever its condition ("my mum still
+/// lives in Cork").
+pub(super) const PEOPLE: &str = "mum mom mother dad father parents son sons daughter daughters child children \
+    kids boys girls baby brother brothers sister sisters partner wife husband boyfriend girlfriend \
+    fiance fiancee grandma grandmother gran granny grandad grandpa grandfather grandparents \
+    grandson granddaughter grandchild grandchildren grandkids aunt uncle \
+    cousin niece nephew in-laws family friend neighbour neighbor boss manager \
+    mother-in-law father-in-law sister-in-law brother-in-law son-in-law daughter-in-law \
+    stepmum stepdad stepmother stepfather stepson stepdaughter twins triplets \
+    doctor gp dentist";
+
 /// What "I have" is followed by when it does not say what the user has:
 /// an infinitive ("I have to…"), a perfect ("I have just…", "I have
 /// never…"; a participle is checked apart) or nothing at all ("I have no
@@ -1318,6 +1332,19 @@ fn tells_what_the_user_has(first: &str) -> bool {
     };
     let next = plain_words(rest).next().unwrap_or_default();
     !next.is_empty() && !listed(NOT_HAD, next) && !is_past(next) && !verbs::is_participle(next)
+}
+
+/// Whether `first` tells who is in the user's household, as "I have…"
+/// tells what the user has: "we have two boys, aged 8 and 11", "we've got
+/// a baby girl". ("We have three suppliers on the shortlist" is a project's.)
+fn tells_who_the_family_are(first: &str) -> bool {
+    let Some(rest) = ["we have ", "we've got "]
+        .iter()
+        .find_map(|opening| first.strip_prefix(opening))
+    else {
+        return false;
+    };
+    plain_words(rest).take(3).any(|w| listed(PEOPLE, w))
 }
 
 /// Verbs that take a participle after them in a task ("get started on…",
@@ -1533,6 +1560,10 @@ mod tests {
             // is not.
             ("I have coeliac disease", Kind::Preference),
             ("I have two stepdaughters", Kind::Preference),
+            // So is who is in their household.
+            ("We have two boys, aged 8 and 11", Kind::Preference),
+            ("We've got a baby girl", Kind::Preference),
+            ("We have three suppliers on the shortlist", Kind::Note),
             ("I have no idea where the charger went", Kind::Note),
             ("I have to ring the bank", Kind::Task),
             // A verb done again opens a task as the verb does.

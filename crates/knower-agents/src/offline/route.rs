@@ -44,10 +44,11 @@
 //!    ([`PROFILE_CONFIDENCE`] sure, [`PROFILE_SHARED_CONFIDENCE`] when a
 //!    project's notes hold some of its words) — unless it holds only at
 //!    times ("my ears won't equalise *if* I go down fast", "I keep
-//!    lifting my head…"), which tells of a practice, or is of one of the
-//!    user's things that a project's notes hold words of ("my tyres are
-//!    too narrow…" beside a cyclocross project's "tyres") or that clearly
-//!    means a project: then it is placed as a note is — its meaning clear
+//!    lifting my head…", "I don't know who the killer is *yet*"), which
+//!    tells of a practice or where a piece of work stands, or is of one of
+//!    the user's things rather than the people in their life ("my tyres
+//!    are too narrow…" beside a cyclocross project's "tyres", "my loaves
+//!    spread flat…"): then it is placed as a note is — its meaning clear
 //!    from a lead of [`MEANING_MARGIN`] at a cosine of
 //!    [`UNTIED_MEANING_MIN`], as so short a text sits far from every
 //!    project's notes — and asked about with the profile as the first
@@ -75,8 +76,8 @@ use knower_vault::{EntryKind, Vault, frontmatter};
 use serde_json::Value;
 
 use super::kind::{
-    DETERMINERS, Kind, contains_words, doubtful_kind, found_words, is_number, kind_name, kind_of,
-    kind_rule, listed, plain_words, without_task_opening,
+    DETERMINERS, Kind, PEOPLE, contains_words, doubtful_kind, found_words, is_number, kind_name,
+    kind_of, kind_rule, listed, plain_words, without_task_opening,
 };
 use super::whole_words;
 use crate::error::Result;
@@ -100,8 +101,9 @@ pub struct Decision {
 /// How a fact in the first person says it holds only at times, as a
 /// project's notes tell of its practice ("my ears won't equalise if I go
 /// down fast", "my easy pace is 6:10 at the moment", "I keep lifting my
-/// head off the stock") or of a symptom at a time of day ("I wake up with
-/// a headache most mornings"): facts about who the user is hold always
+/// head off the stock"), of a symptom at a time of day ("I wake up with
+/// a headache most mornings") or of where a piece of work stands ("I don't
+/// know who the killer is yet"): facts about who the user is hold always
 /// ("I'm left-handed", "my sister lives in Leeds", "I leave by half four
 /// every day").
 const AT_TIMES: &[&str] = &[
@@ -111,6 +113,8 @@ const AT_TIMES: &[&str] = &[
     "unless",
     "still",
     "at the moment",
+    "for now",
+    "yet",
     "these days",
     "so far",
     "i keep",
@@ -145,15 +149,6 @@ const TASTES: &[&str] = &[
     "vegetarian",
     "vegan",
 ];
-
-/// The people in the user's life: a fact about them is the profile's
-/// whatever its condition ("my mum still lives in Cork").
-const PEOPLE: &str = "mum mom mother dad father parents son sons daughter daughters child children \
-    kids baby brother brothers sister sisters partner wife husband boyfriend girlfriend fiance \
-    fiancee grandma grandmother gran granny grandad grandpa grandfather grandparents aunt uncle \
-    cousin niece nephew in-laws family friend neighbour neighbor boss manager \
-    mother-in-law father-in-law sister-in-law brother-in-law son-in-law daughter-in-law \
-    stepmum stepdad stepmother stepfather stepson stepdaughter twins triplets";
 
 /// What the user's own particulars are called: "my name…", "my
 /// birthday…", "my shoe size…" are who they are, whatever a project's
@@ -989,11 +984,11 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
     // less surely when a project's notes hold its words ("I'm allergic to
     // tomatoes" beside a garden's). One that holds only at times tells of
     // a practice ("my fingers still hurt after practice" beside a violin
-    // project's), and one of the user's things that a project's notes
-    // hold words of is that project's ("my tyres are too narrow…" beside
-    // a cyclocross project's "tyres"): either is placed as a note is, by
-    // words and meaning, and asked about with the profile as the first
-    // answer when neither decides.
+    // project's), and one of the user's things is a project's more often
+    // than not ("my tyres are too narrow…" beside a cyclocross project's
+    // "tyres"): either is placed as a note is, by words and meaning, and
+    // asked about with the profile as the first answer when neither
+    // decides.
     let holders: Vec<String> = holdings
         .iter()
         .filter(|(_, held)| !held.is_empty())
@@ -1002,18 +997,6 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
     let of_the_user = kind == Kind::Preference && !projects.is_empty();
     let at_times = of_the_user.then(|| how_i_do_something(&lower)).flatten();
     let of_mine = of_the_user && at_times.is_none() && of_my_things(&lower);
-    // The meaning is weighed only from here on: a named project or a fact
-    // about who the user is never needs the model loaded or the note
-    // embedded. A fact of the user's things whose words no project's
-    // notes hold needs it here already ("my voice cracks on the high
-    // note" beside an open mic project's songs).
-    let early_meaning = (of_mine && holders.is_empty())
-        .then(|| meaning(vault, index, text, &words, &projects, &hit_files, &mut why));
-    let clearly_meant = early_meaning
-        .as_ref()
-        .and_then(|m| m.as_deref())
-        .and_then(Closest::of)
-        .is_some_and(|c| c.is_clear_for(of_mine));
     let as_a_note = if let Some(condition) = at_times {
         Some(format!(
             "It holds only at times (“{condition}”), as a project's notes tell of its practice, more than of who you are"
@@ -1023,8 +1006,12 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
             "It is about one of your things more than who you are, and {}",
             holders.join("; ")
         ))
-    } else if clearly_meant {
-        Some("It is about one of your things more than who you are, and its meaning clearly points to a project".into())
+    } else if of_mine {
+        // Facts of the user's things are a project's notes far more
+        // often than the profile's ("my loaves spread flat in the oven"
+        // beside a sourdough project's): with no word shared, the
+        // meaning places it or the user is asked.
+        Some("It is about one of your things more than who you are".into())
     } else {
         None
     };
@@ -1048,10 +1035,10 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         return Ok(global("profile.md", PROFILE_SHARED_CONFIDENCE, why));
     }
 
-    let meant = match early_meaning {
-        Some(meant) => meant,
-        None => meaning(vault, index, text, &words, &projects, &hit_files, &mut why),
-    };
+    // The meaning is weighed only from here on: a named project or a fact
+    // about who the user is never needs the model loaded or the note
+    // embedded.
+    let meant = meaning(vault, index, text, &words, &projects, &hit_files, &mut why);
     let meaning_of = |p: &str| {
         meant
             .as_ref()
@@ -1474,6 +1461,11 @@ mod tests {
             Some("most mornings")
         );
         assert_eq!(how_i_do_something("i leave by half four every day"), None);
+        // Where a piece of work stands holds for now.
+        assert_eq!(
+            how_i_do_something("i don't know who the killer is yet"),
+            Some("yet")
+        );
         // A taste stays the user's whatever the condition.
         assert_eq!(how_i_do_something("i keep saying i prefer tea"), None);
     }
@@ -1485,6 +1477,8 @@ mod tests {
         assert!(of_who_i_am("my sister lives in leeds"));
         assert!(of_who_i_am("my best friend is called hannah"));
         assert!(of_who_i_am("my younger brother's a nurse"));
+        assert!(of_who_i_am("my grandson is called leo"));
+        assert!(of_who_i_am("my dentist is dr haddad on elm road"));
         assert!(!of_who_i_am("my tyres are too narrow"));
     }
 
