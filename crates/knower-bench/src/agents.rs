@@ -750,6 +750,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round forty-eight's rules (5b158dd), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence144/sequence144.tsv",
+            "held out: work and a person's own projects, written on round forty-nine's rules (fd03e03), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence145/sequence145.tsv",
+            "held out: work and a person's own projects, written on round forty-nine's rules (fd03e03), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence146/sequence146.tsv",
+            "held out: work and a person's own projects, written on round forty-nine's rules (fd03e03), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence147/sequence147.tsv",
+            "held out: work and a person's own projects, written on round forty-nine's rules (fd03e03), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
