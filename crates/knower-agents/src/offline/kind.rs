@@ -1301,13 +1301,11 @@ pub(super) const PEOPLE: &str = "mum mom mother dad father parents son sons daug
 /// idea…").
 const NOT_HAD: &str = "to no not just already never been got always";
 
-/// Whether `first` says what the user has: "I have a…", "I have type 1
-/// diabetes", "I have two stepdaughters" — a fact about them. A past or a
-/// participle after it reports instead ("I have finished the draft").
 /// Verbs that, after "I", tell how something strikes the user or how
 /// they feel under a condition ("I find it hard to…", "I get motion sick
-/// after an hour in the rig") rather than what they do.
-const LINKING_VERBS: &str = "find get become";
+/// after an hour in the rig", "I struggle with the statistics") rather
+/// than what they do.
+const LINKING_VERBS: &str = "find get become struggle";
 
 /// Whether `first` tells what the user does as a habit, "I" and a verb
 /// in the present: "I wear glasses for driving", "I cycle to work". Not a
@@ -1326,6 +1324,9 @@ fn tells_a_habit(first: &str) -> bool {
         && past_form(verb).is_none()
 }
 
+/// Whether `first` says what the user has: "I have a…", "I have type 1
+/// diabetes", "I have two stepdaughters" — a fact about them. A past or a
+/// participle after it reports instead ("I have finished the draft").
 fn tells_what_the_user_has(first: &str) -> bool {
     let Some(rest) = first.strip_prefix("i have ") else {
         return false;
@@ -1522,6 +1523,10 @@ mod tests {
             // "I" and a verb in the present tell a habit.
             ("I cycle to work most days", Kind::Preference),
             ("I get tired after lunch", Kind::Note),
+            (
+                "I struggle with the statistics in the research methods part",
+                Kind::Note,
+            ),
             ("I think the boiler is fine", Kind::Note),
             // A place that is a rare verb's past is no past.
             ("A friend from Hove came round for tea", Kind::Event),
