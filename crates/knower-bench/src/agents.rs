@@ -770,6 +770,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round forty-nine's rules (fd03e03), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence148/sequence148.tsv",
+            "held out: work and a person's own projects, written on round fifty's rules (82571d4), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence149/sequence149.tsv",
+            "held out: work and a person's own projects, written on round fifty's rules (82571d4), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence150/sequence150.tsv",
+            "held out: work and a person's own projects, written on round fifty's rules (82571d4), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence151/sequence151.tsv",
+            "held out: work and a person's own projects, written on round fifty's rules (82571d4), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
