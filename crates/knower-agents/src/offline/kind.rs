@@ -878,6 +878,14 @@ fn reports_the_past(first: &str) -> bool {
             i += 2;
             continue;
         }
+        if w == "and" && listed(SUBJECT_STARTS, then) {
+            // Two subjects joined, the second with its own determiner: "a
+            // bike mechanic and a seamstress joined the fixers" — the
+            // subject goes on for up to three words more.
+            searched_up_to += 3;
+            i += 2;
+            continue;
+        }
         if listed(SUBJECT_PLACES, w) {
             // The subject's place, up to two words after a determiner:
             // "the box at Low Farm blew down…", "the shed on the
@@ -1208,9 +1216,13 @@ pub fn kind_of(text: &str) -> Kind {
     } else {
         after_bullets(&lower)
     };
-    // Who is in the household is told before any event rule reads "got"
-    // as a past ("we've got a baby girl").
-    if ABOUT_ME.iter().any(|s| first.starts_with(s)) || tells_who_the_family_are(first) {
+    // Who is in the household, or who someone is to the user, is told
+    // before any event rule reads "got" as a past ("we've got a baby
+    // girl").
+    if ABOUT_ME.iter().any(|s| first.starts_with(s))
+        || tells_who_the_family_are(first)
+        || tells_who_someone_is(first)
+    {
         Kind::Preference
     } else if !told_as_done(plain_words(first).next().unwrap_or_default(), first)
         && !opens_with_a_compound_past(first)
@@ -1346,6 +1358,19 @@ fn tells_who_the_family_are(first: &str) -> bool {
         return false;
     };
     plain_words(rest).take(3).any(|w| listed(PEOPLE, w))
+}
+
+/// Whether `first` tells who someone is to the user: "Maya is my deaf
+/// niece", "Sam's my brother" — a fact about the people in their life, as
+/// "my niece Maya…" is. ("The sight-reading is my weakest part" is not.)
+pub(super) fn tells_who_someone_is(first: &str) -> bool {
+    let words: Vec<&str> = plain_words(first).collect();
+    let after = match words.as_slice() {
+        [_, "is" | "was", "my", rest @ ..] => rest,
+        [someone, "my", rest @ ..] if someone.ends_with("'s") => rest,
+        _ => return false,
+    };
+    after.iter().take(3).any(|w| listed(PEOPLE, w))
 }
 
 /// Verbs that take a participle after them in a task ("get started on…",
@@ -1523,6 +1548,15 @@ mod tests {
             // "I" and a verb in the present tell a habit.
             ("I cycle to work most days", Kind::Preference),
             ("I get tired after lunch", Kind::Note),
+            // Two subjects joined, then their past.
+            (
+                "A bike mechanic and a seamstress joined the fixers",
+                Kind::Event,
+            ),
+            (
+                "The vicar and the churchwardens agree on the date",
+                Kind::Note,
+            ),
             (
                 "I struggle with the statistics in the research methods part",
                 Kind::Note,
@@ -1569,6 +1603,12 @@ mod tests {
             ("We have two boys, aged 8 and 11", Kind::Preference),
             ("We've got a baby girl", Kind::Preference),
             ("We have three suppliers on the shortlist", Kind::Note),
+            ("Maya is my deaf niece", Kind::Preference),
+            ("Sam's my older brother", Kind::Preference),
+            (
+                "The sight-reading is my weakest part, especially anything in 6/8",
+                Kind::Note,
+            ),
             ("I have no idea where the charger went", Kind::Note),
             ("I have to ring the bank", Kind::Task),
             // A verb done again opens a task as the verb does.

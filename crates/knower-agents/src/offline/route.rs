@@ -77,7 +77,7 @@ use serde_json::Value;
 
 use super::kind::{
     DETERMINERS, Kind, PEOPLE, contains_words, doubtful_kind, found_words, is_number, kind_name,
-    kind_of, kind_rule, listed, plain_words, without_task_opening,
+    kind_of, kind_rule, listed, plain_words, tells_who_someone_is, without_task_opening,
 };
 use super::whole_words;
 use crate::error::Result;
@@ -171,10 +171,13 @@ fn my_what(lower: &str) -> Option<&str> {
 }
 
 /// Whether a first-person fact (`lower`) is about who the user is: the
-/// people in their life ("my mum still lives in Cork") or a taste ("I
-/// prefer tea when it's cold"), which hold whatever the condition.
+/// people in their life ("my mum still lives in Cork", "Maya is my niece")
+/// or a taste ("I prefer tea when it's cold"), which hold whatever the
+/// condition.
 fn of_who_i_am(lower: &str) -> bool {
-    my_what(lower).is_some_and(|w| listed(PEOPLE, w)) || TASTES.iter().any(|t| lower.contains(t))
+    my_what(lower).is_some_and(|w| listed(PEOPLE, w))
+        || tells_who_someone_is(lower)
+        || TASTES.iter().any(|t| lower.contains(t))
 }
 
 /// The condition under which a first-person fact (`lower`) holds, when it
@@ -220,7 +223,8 @@ const VAGUE: &str = "thing things stuff someone somebody something anyone anybod
     came went got made took gave said told kept did done gone \
     follow remind remember need needs want please maybe same like also meant means \
     day days month months year years hour hours holiday holidays someday sometime now \
-    idea ideas plan plans point points way ways part parts kind lot lots bit place list \
+    idea ideas thought thoughts plan plans point points way ways part parts kind lot lots bit \
+    place list \
     item items option options question questions page pages \
     find start finish use try keep put give take come back move say tell know mean seem \
     new old good bad big small great nice better best worse worst interesting important first last little much \
@@ -1479,6 +1483,8 @@ mod tests {
         assert!(of_who_i_am("my younger brother's a nurse"));
         assert!(of_who_i_am("my grandson is called leo"));
         assert!(of_who_i_am("my dentist is dr haddad on elm road"));
+        // Who someone is to the user still holds when it says "still".
+        assert!(of_who_i_am("maya is my niece and she still signs slowly"));
         assert!(!of_who_i_am("my tyres are too narrow"));
     }
 
@@ -1486,6 +1492,8 @@ mod tests {
     fn what_someone_meant_says_nothing_of_what_it_is_about() {
         assert!(content_words("Ask them what they meant").is_empty());
         assert!(content_words("It means the same").is_empty());
+        // A thought is as vague as an idea.
+        assert!(content_words("that thought").is_empty());
         // Prepositions say nothing of what a note is about.
         assert_eq!(
             content_words("Pick the blackberries along the canal"),
