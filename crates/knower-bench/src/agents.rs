@@ -790,6 +790,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round fifty's rules (82571d4), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence152/sequence152.tsv",
+            "held out: work and a person's own projects, written on round fifty-one's rules (82d4589), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence153/sequence153.tsv",
+            "held out: work and a person's own projects, written on round fifty-one's rules (82d4589), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence154/sequence154.tsv",
+            "held out: work and a person's own projects, written on round fifty-one's rules (82d4589), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence155/sequence155.tsv",
+            "held out: work and a person's own projects, written on round fifty-one's rules (82d4589), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
