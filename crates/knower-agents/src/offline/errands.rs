@@ -92,6 +92,17 @@ const PHRASES: &[&str] = &[
     "library books",
 ];
 
+/// Words of [`WORDS`] whose stem is another word: "parking" is no
+/// "retail park", "ironing" no "iron gate". They count only as written.
+const AS_WRITTEN: &str = "parking ironing";
+
+/// The errand word that `stem`, a content word of `lower`, stands for.
+fn errand_of(lower: &str, stem: &str) -> Option<&'static str> {
+    let word = *stems().get(stem)?;
+    let as_written = AS_WRITTEN.split_whitespace().any(|w| w == word);
+    (!as_written || super::kind::contains_words(lower, word)).then_some(word)
+}
+
 /// Each stem of [`WORDS`] with the first word of the list that has it.
 fn stems() -> &'static HashMap<String, &'static str> {
     static STEMS: OnceLock<HashMap<String, &'static str>> = OnceLock::new();
@@ -118,15 +129,14 @@ pub(super) fn says_nothing_else(lower: &str, words: &[String]) -> bool {
         .flat_map(|p| super::whole_words(p))
         .collect();
     !words.is_empty()
-        && words
-            .iter()
-            .all(|w| phrased.contains(w) || (stems().contains_key(w) && !only_as_a_verb(lower, w)))
+        && words.iter().all(|w| {
+            phrased.contains(w) || (errand_of(lower, w).is_some() && !only_as_a_verb(lower, w))
+        })
 }
 
 /// Whether `text` (its stemmed content `words`) reads as an everyday
 /// errand, with the word or phrase that says so.
 pub(super) fn everyday_word(lower: &str, words: &[String]) -> Option<String> {
-    let stems = stems();
     if let Some(phrase) = PHRASES
         .iter()
         .find(|p| super::kind::contains_words(lower, p))
@@ -135,10 +145,10 @@ pub(super) fn everyday_word(lower: &str, words: &[String]) -> Option<String> {
     }
     words
         .iter()
-        .filter_map(|w| Some((w, stems.get(w)?)))
+        .filter_map(|w| Some((w, errand_of(lower, w)?)))
         // (Checked for the errand's words only: it reads the whole text.)
         .find(|(w, _)| !only_as_a_verb(lower, w))
-        .map(|(_, word)| (*word).to_string())
+        .map(|(_, word)| word.to_string())
 }
 
 /// Words after which a verb's form is that verb, its subject before it.
@@ -188,6 +198,9 @@ mod tests {
             Some("birthday")
         );
         assert_eq!(errand("Order a new clutch cable and the gasket set"), None);
+        // A word whose stem is another word counts only as written.
+        assert_eq!(errand("Pay for parking").as_deref(), Some("parking"));
+        assert_eq!(errand("Walk round the retail park"), None);
         // An errand that says nothing else, and one that names an
         // errand's word beside what it is about (its task's verb aside,
         // as routing sets it aside).

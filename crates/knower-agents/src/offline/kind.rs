@@ -641,7 +641,8 @@ fn told_done_to_someone(text: &str) -> bool {
 const AMBIGUOUS_PAST: &str = "lost did";
 /// What an ambiguous past may be followed by when it reports the past
 /// ("left the keys…", "left for Berlin", "did my first…").
-const PREPOSITIONS: &str = "to for at from with without on in by before after early late home work";
+const PREPOSITIONS: &str =
+    "to for at from with without on in by before after past early late home work";
 /// Pasts in "-ed" that the lexicon takes as only ever pasts but that,
 /// before a preposition and with no subject, describe: feelings
 /// ("stressed about the exam", "delighted with…"), where something is
@@ -934,12 +935,13 @@ fn reports_the_past(first: &str) -> bool {
             break;
         }
         // So after one person named, before its object: "Ava read a
-        // whole book to Grandma", "Mum put the kettle on" (not "kids
-        // read…", a habit, nor "you put…").
+        // whole book to Grandma", "Mum put the kettle on", "she read…",
+        // whose present would take an "s" (not "kids read…", a habit,
+        // nor "you put…").
         if past_form(w) == Some(Past::AsBase)
             && i == 1
             && one_thing(word(0))
-            && !listed(PRONOUNS, word(0))
+            && (!listed(PRONOUNS, word(0)) || listed("he she", word(0)))
             && word(0) != "you"
             && starts_an_object(then)
         {
@@ -1548,6 +1550,10 @@ mod tests {
             // "I" and a verb in the present tell a habit.
             ("I cycle to work most days", Kind::Preference),
             ("I get tired after lunch", Kind::Note),
+            // "he" or "she" and a past written as its base.
+            ("She read a whole book to her grandma", Kind::Event),
+            // "past" after a past in "-ed" is where it went.
+            ("Walked past a spaniel without him barking", Kind::Event),
             // Two subjects joined, then their past.
             (
                 "A bike mechanic and a seamstress joined the fixers",
