@@ -810,6 +810,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round fifty-one's rules (82d4589), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence156/sequence156.tsv",
+            "held out: work and a person's own projects, written on round fifty-two's rules (e448ab4), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence157/sequence157.tsv",
+            "held out: work and a person's own projects, written on round fifty-two's rules (e448ab4), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence158/sequence158.tsv",
+            "held out: work and a person's own projects, written on round fifty-two's rules (e448ab4), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence159/sequence159.tsv",
+            "held out: work and a person's own projects, written on round fifty-two's rules (e448ab4), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
