@@ -830,6 +830,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round fifty-two's rules (e448ab4), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence160/sequence160.tsv",
+            "held out: work and a person's own projects, written on round fifty-two's rules (e448ab4), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence161/sequence161.tsv",
+            "held out: work and a person's own projects, written on round fifty-two's rules (e448ab4), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence162/sequence162.tsv",
+            "held out: work and a person's own projects, written on round fifty-two's rules (e448ab4), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence163/sequence163.tsv",
+            "held out: work and a person's own projects, written on round fifty-two's rules (e448ab4), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
