@@ -304,6 +304,16 @@ fn asks_for_something(first: &str) -> bool {
     {
         return true;
     }
+    // A verb that takes another verb's "-ing" as its object, with no verb
+    // of its own after them: "start feeding the tomatoes once…", "avoid
+    // lifting…" (not "practice shooting is on Tuesdays").
+    if listed(TAKES_A_GERUND, verb)
+        && next.len() > 5
+        && next.ends_with("ing")
+        && !has_a_verb(first, &words, 2, false)
+    {
+        return true;
+    }
     is_imperative_verb(verb)
         && (starts_an_object(next)
             || listed(OBJECTS, next)
@@ -311,6 +321,12 @@ fn asks_for_something(first: &str) -> bool {
             || listed(QUESTION_WORDS, next)
             || bare_object(first, &words))
 }
+
+/// Verbs whose object may be another verb's "-ing": opening a text before
+/// one, they ask for it ("start feeding…", "keep turning…", "try
+/// using…").
+const TAKES_A_GERUND: &str =
+    "start begin stop keep try avoid finish quit resume continue practise practice consider";
 
 /// The words that open a clause an imperative may take as its object:
 /// "mark where the sockets go", "find out what…", "decide which…".
@@ -1792,6 +1808,12 @@ mod tests {
             ("Sow yellow rattle in the meadow patch", Kind::Task),
             ("Planted broad beans in the raised bed", Kind::Event),
             ("Keep spare batteries in the shed", Kind::Task),
+            // A verb that takes an "-ing" as its object.
+            (
+                "Start feeding the tomatoes once the first truss sets",
+                Kind::Task,
+            ),
+            ("Practice shooting is on Tuesdays", Kind::Note),
             // (A verb after a noun makes the two its subject.)
             ("Fish stocks rise in the spring", Kind::Note),
             ("Feed bowls live under the sink", Kind::Note),
