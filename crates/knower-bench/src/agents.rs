@@ -850,6 +850,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round fifty-two's rules (e448ab4), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence164/sequence164.tsv",
+            "held out: work and a person's own projects, written on round fifty-three's rules (4fea15b), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence165/sequence165.tsv",
+            "held out: work and a person's own projects, written on round fifty-three's rules (4fea15b), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence166/sequence166.tsv",
+            "held out: work and a person's own projects, written on round fifty-three's rules (4fea15b), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence167/sequence167.tsv",
+            "held out: work and a person's own projects, written on round fifty-three's rules (4fea15b), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
