@@ -306,7 +306,8 @@ fn asks_for_something(first: &str) -> bool {
     }
     // A verb that takes another verb's "-ing" as its object, with no verb
     // of its own after them: "start feeding the tomatoes once…", "avoid
-    // lifting…" (not "practice shooting is on Tuesdays").
+    // lifting…" (not "practice shooting is on Tuesdays"). A word in
+    // "-ing" of five letters or fewer is no verb's ("thing", "ring").
     if listed(TAKES_A_GERUND, verb)
         && next.len() > 5
         && next.ends_with("ing")
