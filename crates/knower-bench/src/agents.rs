@@ -870,6 +870,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round fifty-three's rules (4fea15b), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence168/sequence168.tsv",
+            "held out: work and a person's own projects, written on round fifty-three's rules (4fea15b), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence169/sequence169.tsv",
+            "held out: work and a person's own projects, written on round fifty-three's rules (4fea15b), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence170/sequence170.tsv",
+            "held out: work and a person's own projects, written on round fifty-three's rules (4fea15b), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence171/sequence171.tsv",
+            "held out: work and a person's own projects, written on round fifty-three's rules (4fea15b), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
