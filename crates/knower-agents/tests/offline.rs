@@ -878,6 +878,9 @@ fn vague_referential_and_personal_notes_are_asked_about_or_go_to_the_profile() {
         // "The end of the week" is a time, not a subject.
         "Deal with that before the end of the week",
         "Ask whether it is still on",
+        // What was said elsewhere is not said here.
+        "As mentioned",
+        "Like I said, next week",
     ] {
         let report = agents.update(Payload::text(text)).unwrap();
         assert_eq!(report.outcome, Outcome::Inbox, "{text}: {report:?}");

@@ -280,6 +280,12 @@ const REFERENTIAL: &[&str] = &[
     "what i said",
     "what you said",
     "the usual",
+    "as mentioned",
+    "as i mentioned",
+    "as i said",
+    "like i said",
+    "as above",
+    "see above",
 ];
 
 /// The phrase by which `lower` points at something it does not say: one of
