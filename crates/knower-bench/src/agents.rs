@@ -890,6 +890,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round fifty-three's rules (4fea15b), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence172/sequence172.tsv",
+            "held out: work and a person's own projects, written on round fifty-four's rules (8669775), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence173/sequence173.tsv",
+            "held out: work and a person's own projects, written on round fifty-four's rules (8669775), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence174/sequence174.tsv",
+            "held out: work and a person's own projects, written on round fifty-four's rules (8669775), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence175/sequence175.tsv",
+            "held out: work and a person's own projects, written on round fifty-four's rules (8669775), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
