@@ -248,6 +248,16 @@ fn hyphenated_verb(word: &str) -> bool {
     })
 }
 
+/// A past joined by a hyphen to the word that says how it was done:
+/// "shadow-ran", "test-drove", "spray-painted". Only before its object
+/// does it report ("shadow-ran the new ledger…"): before a bare noun it
+/// describes ("home-made jam", "hand-painted tiles").
+fn hyphenated_past(word: &str) -> bool {
+    word.split_once('-').is_some_and(|(how, past)| {
+        how.len() >= 2 && how.chars().all(|c| c.is_ascii_alphabetic()) && is_past(past)
+    })
+}
+
 /// A verb the lexicon does not list, made of "re" and a verb it does:
 /// "restring", "rehang", "reseal" (whose "-ing" or "-s" endings would
 /// otherwise read as a gerund's or a plural's).
@@ -394,12 +404,19 @@ fn has_a_verb(first: &str, words: &[&str], from: usize, or_present: bool) -> boo
         .any(|w| listed(NOT_A_PAST_VERB, w) || is_past(w) || (or_present && verbs::is_present_s(w)))
 }
 
+/// The verbs in the present, modals and denials among them, that a
+/// subject ending in a past before a preposition takes ("the boilers we
+/// looked at can't heat the whole house").
+const PRESENT_AFTER_A_SUBJECT: &str =
+    "is are has have can can't cannot won't will doesn't don't isn't aren't";
+
 /// Whether the first clause of `first` (its plain `words`), from word
 /// `from` up to a joining word ("…and the hole is cut" is a clause of
-/// its own), holds a verb in the present: "is", "are", "has", "have" or a
-/// present in "-s" that no determiner or preposition makes a plural noun
-/// ("…flows better", not "…with the results", "…out of chairs") and
-/// that agrees with `subject`, the word before the past.
+/// its own), holds a verb in the present: one of
+/// [`PRESENT_AFTER_A_SUBJECT`] or a present in "-s" that no determiner
+/// or preposition makes a plural noun ("…flows better", not "…with the
+/// results", "…out of chairs") and that agrees with `subject`, the word
+/// before the past.
 fn present_verb_after(first: &str, words: &[&str], from: usize, subject: &str) -> bool {
     let clause = &words[..first_clause_len(first).min(words.len())];
     // A plural subject takes no present in "-s": in "two suppliers failed
@@ -413,7 +430,7 @@ fn present_verb_after(first: &str, words: &[&str], from: usize, subject: &str) -
             // new posts".)
             let determined =
                 listed(OBJECT_STARTS, before) || (i >= 2 && listed(OBJECT_STARTS, clause[i - 2]));
-            matches!(w, "is" | "are" | "has" | "have")
+            listed(PRESENT_AFTER_A_SUBJECT, w)
                 || (verbs::is_present_s(w)
                     && !plural
                     && !determined
@@ -787,6 +804,9 @@ fn reports_the_past(first: &str) -> bool {
     let subject = word(0) == "we" || word(0) == "they";
     let at = usize::from(subject);
     let (verb, next) = (word(at), word(at + 1));
+    if hyphenated_past(verb) && starts_an_object(next) {
+        return true;
+    }
     match past_form(verb) {
         // "Read the contract", "cut the hedge" ask; "we cut the hedge" and
         // "cut the hedge yesterday" tell.
@@ -1263,6 +1283,7 @@ pub fn kind_of(text: &str) -> Kind {
         || FIRST_PERSON.iter().any(|s| first.starts_with(s))
         || tells_what_the_user_has(first)
         || tells_a_habit(first)
+        || tells_how_long_the_user_has(first)
     {
         Kind::Preference
     } else {
@@ -1364,6 +1385,37 @@ fn tells_what_the_user_has(first: &str) -> bool {
     };
     let next = plain_words(rest).next().unwrap_or_default();
     !next.is_empty() && !listed(NOT_HAD, next) && !is_past(next) && !verbs::is_participle(next)
+}
+
+/// The spans a part of the user's life is told in.
+const SPANS: &str = "year years month months decade decades";
+
+/// Whether `first` tells how long the user has done something, a fact of
+/// their life as "I've been vegan for six years" is: "I've taught for
+/// eleven years", "I have lived in Leeds since 2004", "I've played the
+/// cello since I was eight". (A span in days or nights is a booking's:
+/// "I've booked the hall for two nights".)
+fn tells_how_long_the_user_has(first: &str) -> bool {
+    let Some(rest) = ["i've ", "i have "]
+        .iter()
+        .find_map(|opening| first.strip_prefix(opening))
+    else {
+        return false;
+    };
+    let words: Vec<&str> = plain_words(rest).collect();
+    let word = |i: usize| words.get(i).copied().unwrap_or_default();
+    if !(verbs::is_participle(word(0)) || is_past(word(0))) {
+        return false;
+    }
+    (1..=4).any(|i| match word(i) {
+        "for" => {
+            let count = word(i + 1);
+            (is_number(count) || listed(NUMBER_WORDS, count) || listed("a many several", count))
+                && listed(SPANS, word(i + 2))
+        }
+        "since" => (word(i + 1).len() == 4 && is_number(word(i + 1))) || word(i + 1) == "i",
+        _ => false,
+    })
 }
 
 /// Whether `first` tells who is in the user's household, as "I have…"
@@ -1845,6 +1897,18 @@ mod tests {
             ("Rebuilt the gearbox with new bearings", Kind::Event),
             ("Aunt Rosa confirmed she is coming", Kind::Event),
             ("I'm left-handed", Kind::Preference),
+            (
+                "The boilers we looked at can't heat the whole house",
+                Kind::Note,
+            ),
+            ("The quotes we asked for will take a fortnight", Kind::Note),
+            ("Spray-painted the garden bench", Kind::Event),
+            ("We hand-stitched the binding", Kind::Event),
+            ("Hand-painted tiles for the splashback", Kind::Note),
+            ("I've played the cello for twenty years", Kind::Preference),
+            ("I have lived in Leeds since 2004", Kind::Preference),
+            ("I've taught since I was twenty-two", Kind::Preference),
+            ("I've sent the forms for the next two years", Kind::Note),
             ("Treat the fence with oil", Kind::Task),
             ("Do twenty push-ups a day", Kind::Task),
             ("Send everyone the agenda", Kind::Task),

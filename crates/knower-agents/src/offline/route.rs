@@ -215,6 +215,7 @@ fn of_my_things(lower: &str) -> bool {
 /// otherwise tie a note to whichever project happened to use them first.
 const VAGUE: &str = "thing things stuff someone somebody something anyone anybody anything \
     everything everyone whatever one ones other others it them they this that these those \
+    nothing nobody nowhere somewhere anywhere everywhere else \
     week weeks end tomorrow today tonight yesterday later soon next last time again morning \
     afternoon evening night nights weekend spring summer autumn fall winter \
     monday tuesday wednesday thursday friday saturday sunday \
@@ -310,6 +311,32 @@ fn refers_elsewhere(lower: &str) -> Option<String> {
             let end = i + 2 + gap.iter().position(|w| *w == "as")?;
             Some(words[i..=end].join(" "))
         })
+}
+
+/// What a verb does to a thing named elsewhere: "leave it", "sort them".
+const THING_PRONOUNS: &str = "it them";
+
+/// The verbs and their pronoun ("leave it") when every one of `words`,
+/// the content words of `text`, is a verb whose object is a bare pronoun:
+/// "Let's leave it for now" tells what is done to something the text
+/// does not name, and the verb alone says nothing of what (a rota's
+/// notes speak of annual leave). `None` when a word names something
+/// ("leave it to soak overnight": "soak").
+fn only_done_to_a_pronoun(text: &str, words: &[String]) -> Option<String> {
+    let lower = text.to_lowercase();
+    let plain: Vec<&str> = plain_words(&lower).collect();
+    let done: Vec<&[&str]> = plain
+        .windows(2)
+        .filter(|pair| listed(THING_PRONOUNS, pair[1]))
+        .collect();
+    let verbs: std::collections::HashSet<String> =
+        done.iter().flat_map(|pair| whole_words(pair[0])).collect();
+    (!words.is_empty() && words.iter().all(|w| verbs.contains(w))).then(|| {
+        done.iter()
+            .map(|pair| pair.join(" "))
+            .collect::<Vec<_>>()
+            .join(", ")
+    })
 }
 
 /// Prepositions of several words, whose noun says nothing of what a note
@@ -925,6 +952,12 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         why.push("It says too little to place: none of its words tells what it is about.".into());
         return Ok(inbox(kind, why, options));
     }
+    if let Some(done) = only_done_to_a_pronoun(about, &words) {
+        why.push(format!(
+            "It tells only what is done to something it does not name (“{done}”), so I cannot tell where it belongs."
+        ));
+        return Ok(inbox(kind, why, options));
+    }
     // Options weighed are a question for the user, whichever they name.
     if weighs_options(&lower) {
         why.push(
@@ -1518,6 +1551,27 @@ mod tests {
         // Counts and dates tie nothing to a project.
         assert!(content_words("Came 14th out of 40, the 3rd time").is_empty());
         assert_eq!(content_words("Service the 4x4"), ["4x4", "servic"]);
+        // No one, nowhere and no thing are as vague as someone,
+        // somewhere and something.
+        assert_eq!(
+            content_words("Nobody else has commit rights"),
+            ["commit", "right"]
+        );
+        assert_eq!(content_words("Nothing to put the bikes in"), ["bike"]);
+    }
+
+    #[test]
+    fn a_verb_done_to_a_pronoun_says_nothing_of_what() {
+        let done = |text: &str| only_done_to_a_pronoun(text, &content_words(text));
+        assert_eq!(done("Let's leave it for now").as_deref(), Some("leave it"));
+        assert_eq!(
+            done("We'll repaint them after the holidays").as_deref(),
+            Some("repaint them")
+        );
+        // A word that names something places the text.
+        assert_eq!(done("Leave it to soak overnight"), None);
+        assert_eq!(done("Paint them white"), None);
+        assert_eq!(done("Let's leave the hedge for now"), None);
     }
 
     #[test]
