@@ -910,6 +910,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round fifty-four's rules (8669775), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence176/sequence176.tsv",
+            "held out: work and a person's own projects, written on round fifty-five's rules (bdd569f), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence177/sequence177.tsv",
+            "held out: work and a person's own projects, written on round fifty-five's rules (bdd569f), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence178/sequence178.tsv",
+            "held out: work and a person's own projects, written on round fifty-five's rules (bdd569f), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence179/sequence179.tsv",
+            "held out: work and a person's own projects, written on round fifty-five's rules (bdd569f), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
