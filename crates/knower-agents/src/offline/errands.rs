@@ -134,9 +134,19 @@ pub(super) fn says_nothing_else(lower: &str, words: &[String]) -> bool {
         })
 }
 
+/// The pronouns by which a task names someone other than the user.
+const SOMEONE_ELSE: &str = "her his him their";
+
 /// Whether `text` (its stemmed content `words`) reads as an everyday
-/// errand, with the word or phrase that says so.
+/// errand, with the word or phrase that says so. One done for someone
+/// the text names only as "her", "him" or "their" is not the user's
+/// own round ("put her tablets in a blister pack", "bedding for his
+/// room"): it is part of looking after them, which is often a project,
+/// as family members are left out of [`WORDS`].
 pub(super) fn everyday_word(lower: &str, words: &[String]) -> Option<String> {
+    if super::kind::plain_words(lower).any(|w| super::kind::listed(SOMEONE_ELSE, w)) {
+        return None;
+    }
     if let Some(phrase) = PHRASES
         .iter()
         .find(|p| super::kind::contains_words(lower, p))
@@ -257,6 +267,13 @@ mod tests {
             Some("phone charger")
         );
         assert_eq!(errand("Pay the milkman").as_deref(), Some("milkman"));
+        // Someone else's errand is part of looking after them.
+        assert_eq!(
+            errand("Collect my prescription from the chemist").as_deref(),
+            Some("chemist")
+        );
+        assert_eq!(errand("Collect his prescription from the chemist"), None);
+        assert_eq!(errand("Book her a haircut"), None);
         assert_eq!(
             errand("Check the tyres, one tires fast").as_deref(),
             Some("tyre")

@@ -448,7 +448,7 @@ const AFTER_A_BARE_OBJECT: &str = "for to and or from with before";
 /// bare plural or mass noun as its object ("pick tiles for the shower
 /// wall", "swapped shifts with Aisha", "recorded episode 13"): a word
 /// that is no verb's past, then [`AFTER_A_BARE_OBJECT`] or a number
-/// ("episode 13", "chapter 4"), and no verb after them in
+/// ("episode 13", "chapter 4", "plots nine and ten"), and no verb after them in
 /// the clause, which would make the two words a subject instead ("change
 /// requests from the client are piling up"); or two such words before a
 /// place as well ("sow yellow rattle in the meadow").
@@ -469,7 +469,12 @@ fn bare_object(first: &str, words: &[&str]) -> bool {
     };
     if clause_words >= 3
         && object_word(noun)
-        && (listed(AFTER_A_BARE_OBJECT, then) || is_number(then) || is_letter_name(then))
+        && (listed(AFTER_A_BARE_OBJECT, then)
+            || is_number(then)
+            // (Written as a word, a number names a plural before it;
+            // after a preposition it counts: "rest for two days".)
+            || (listed(NUMBER_WORDS, then) && noun.ends_with('s') && !listed(PREPOSITIONS, noun))
+            || is_letter_name(then))
         && !has_a_verb(first, own_clause, 3, false)
     {
         return true;
@@ -1903,6 +1908,7 @@ mod tests {
             ),
             ("The quotes we asked for will take a fortnight", Kind::Note),
             ("Spray-painted the garden bench", Kind::Event),
+            ("Surveyed plots nine and ten before the rain", Kind::Event),
             ("We hand-stitched the binding", Kind::Event),
             ("Hand-painted tiles for the splashback", Kind::Note),
             ("I've played the cello for twenty years", Kind::Preference),

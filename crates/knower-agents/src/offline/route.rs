@@ -287,6 +287,9 @@ const REFERENTIAL: &[&str] = &[
     "like i said",
     "as above",
     "see above",
+    "per my earlier",
+    "per my last",
+    "per my previous",
 ];
 
 /// The phrase by which `lower` points at something it does not say: one of
@@ -1627,6 +1630,16 @@ mod tests {
             Some("same reminder email as")
         );
         assert_eq!(refers_elsewhere("red and green look the same to me"), None);
+        // "Per my last email" points at the email; "per my physio" says
+        // whose word it is.
+        assert_eq!(
+            refers_elsewhere("per my last message, the hall is fine").as_deref(),
+            Some("per my last")
+        );
+        assert_eq!(
+            refers_elsewhere("per my physio, no running for a fortnight"),
+            None
+        );
         assert_eq!(
             refers_elsewhere("the same three people came again as well"),
             None
