@@ -1401,10 +1401,7 @@ const SPANS: &str = "year years month months decade decades";
 /// cello since I was eight". (A span in days or nights is a booking's:
 /// "I've booked the hall for two nights".)
 fn tells_how_long_the_user_has(first: &str) -> bool {
-    let Some(rest) = ["i've ", "i have "]
-        .iter()
-        .find_map(|opening| first.strip_prefix(opening))
-    else {
+    let Some(rest) = after_opening(first, &["i've ", "i have "]) else {
         return false;
     };
     let words: Vec<&str> = plain_words(rest).collect();
@@ -1427,13 +1424,17 @@ fn tells_how_long_the_user_has(first: &str) -> bool {
 /// tells what the user has: "we have two boys, aged 8 and 11", "we've got
 /// a baby girl". ("We have three suppliers on the shortlist" is a project's.)
 fn tells_who_the_family_are(first: &str) -> bool {
-    let Some(rest) = ["we have ", "we've got "]
-        .iter()
-        .find_map(|opening| first.strip_prefix(opening))
-    else {
+    let Some(rest) = after_opening(first, &["we have ", "we've got "]) else {
         return false;
     };
     plain_words(rest).take(3).any(|w| listed(PEOPLE, w))
+}
+
+/// `first` after the first of `openings` it opens with.
+fn after_opening<'a>(first: &'a str, openings: &[&str]) -> Option<&'a str> {
+    openings
+        .iter()
+        .find_map(|opening| first.strip_prefix(opening))
 }
 
 /// Whether `first` tells who someone is to the user: "Maya is my deaf
