@@ -930,6 +930,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round fifty-five's rules (bdd569f), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence180/sequence180.tsv",
+            "held out: work and a person's own projects, written on round fifty-six's rules (64123cc), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence181/sequence181.tsv",
+            "held out: work and a person's own projects, written on round fifty-six's rules (64123cc), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence182/sequence182.tsv",
+            "held out: work and a person's own projects, written on round fifty-six's rules (64123cc), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence183/sequence183.tsv",
+            "held out: work and a person's own projects, written on round fifty-six's rules (64123cc), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
