@@ -235,17 +235,19 @@ fn is_imperative_verb(word: &str) -> bool {
     base || listed(MORE_IMPERATIVES, word) || done_again(word)
 }
 
+/// The two words of `word` when a hyphen joins a word of two letters or
+/// more to another: "double-check", "shadow-ran" (not "4-x" or "-ing").
+fn hyphen_parts(word: &str) -> Option<(&str, &str)> {
+    word.split_once('-')
+        .filter(|(before, _)| before.len() >= 2 && before.chars().all(|c| c.is_ascii_alphabetic()))
+}
+
 /// A verb of two words joined by a hyphen whose last is an imperative
 /// and no particle: "double-check", "re-run", "pre-drill", "black-lead"
 /// (not "start-up", a noun). Only before a determiner does it ask
 /// ("black-lead the grate"): "half-price" or "long-term" take none.
 fn hyphenated_verb(word: &str) -> bool {
-    word.split_once('-').is_some_and(|(before, verb)| {
-        before.len() >= 2
-            && before.chars().all(|c| c.is_ascii_alphabetic())
-            && !listed(PARTICLES, verb)
-            && is_imperative_verb(verb)
-    })
+    hyphen_parts(word).is_some_and(|(_, verb)| !listed(PARTICLES, verb) && is_imperative_verb(verb))
 }
 
 /// A past joined by a hyphen to the word that says how it was done:
@@ -253,9 +255,7 @@ fn hyphenated_verb(word: &str) -> bool {
 /// does it report ("shadow-ran the new ledger…"): before a bare noun it
 /// describes ("home-made jam", "hand-painted tiles").
 fn hyphenated_past(word: &str) -> bool {
-    word.split_once('-').is_some_and(|(how, past)| {
-        how.len() >= 2 && how.chars().all(|c| c.is_ascii_alphabetic()) && is_past(past)
-    })
+    hyphen_parts(word).is_some_and(|(_, past)| is_past(past))
 }
 
 /// A verb the lexicon does not list, made of "re" and a verb it does:
