@@ -950,6 +950,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round fifty-six's rules (64123cc), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence184/sequence184.tsv",
+            "held out: work and a person's own projects, written on round fifty-six's rules (64123cc), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence185/sequence185.tsv",
+            "held out: work and a person's own projects, written on round fifty-six's rules (64123cc), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence186/sequence186.tsv",
+            "held out: work and a person's own projects, written on round fifty-six's rules (64123cc), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence187/sequence187.tsv",
+            "held out: work and a person's own projects, written on round fifty-six's rules (64123cc), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
