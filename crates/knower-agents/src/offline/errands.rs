@@ -9,8 +9,9 @@
 //! phrase must appear as written. Words a project is as likely to use in
 //! another sense (`water`, `service`, `battery`, `plants`, `shop`, which
 //! is also where a project's parts come from; `meter`, which is also the
-//! analyzer's American `metre`) are left out, as are family members (a
-//! parent's care or party is often a project).
+//! analyzer's American `metre`; `landlord`, as an office has one) are
+//! left out, as are family members (a parent's care or party is often a
+//! project).
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -22,7 +23,7 @@ const WORDS: &[&str] = &[
      wipers railcard taxi toll ulez bike bikes bicycle",
     // The home and its bills.
     "bill bills rent council broadband internet wifi electricity \
-     boiler chimney plumber locksmith keys bin bins recycling rubbish tip dump \
+     tenancy boiler chimney plumber locksmith keys bin bins recycling rubbish tip dump \
      laundry ironing hoover vacuum dishwasher fridge freezer kettle \
      toaster lightbulb lightbulbs houseplants curtains duvet mattress",
     // Post, deliveries, subscriptions and memberships.
@@ -90,6 +91,10 @@ const PHRASES: &[&str] = &[
     "printer ink",
     "library book",
     "library books",
+    "letting agent",
+    "register to vote",
+    "postal vote",
+    "electoral roll",
 ];
 
 /// Words of [`WORDS`] whose stem is another word: "parking" is no
@@ -274,6 +279,23 @@ mod tests {
         );
         assert_eq!(errand("Collect his prescription from the chemist"), None);
         assert_eq!(errand("Book her a haircut"), None);
+        // A rented home's papers and the vote are a household's too.
+        assert_eq!(
+            errand("Post the signed tenancy renewal back to the letting agent").as_deref(),
+            Some("letting agent")
+        );
+        assert_eq!(
+            errand("Sign the tenancy renewal").as_deref(),
+            Some("tenancy")
+        );
+        assert_eq!(
+            errand("Ask the landlord if we can run cable above the ceiling"),
+            None
+        );
+        assert_eq!(
+            errand("Register to vote at the new address").as_deref(),
+            Some("register to vote")
+        );
         assert_eq!(
             errand("Check the tyres, one tires fast").as_deref(),
             Some("tyre")

@@ -1159,6 +1159,11 @@ const FIRST_PERSON: &[&str] = &[
     "i work ",
     "i live ",
     "i was born",
+    // What the user trained or worked as: "I qualified as a vet in 2009".
+    "i qualified as a",
+    "i trained as a",
+    "i worked as a",
+    "i retired as a",
     "i speak ",
     "i've been ",
     "i grew up",
@@ -1398,15 +1403,25 @@ const SPANS: &str = "year years month months decade decades";
 /// Whether `first` tells how long the user has done something, a fact of
 /// their life as "I've been vegan for six years" is: "I've taught for
 /// eleven years", "I have lived in Leeds since 2004", "I've played the
-/// cello since I was eight". (A span in days or nights is a booking's:
-/// "I've booked the hall for two nights".)
+/// cello since I was eight", or who they were for a span of it: "I was a
+/// civil engineer for forty years". (A span in days or nights is a
+/// booking's: "I've booked the hall for two nights".)
 fn tells_how_long_the_user_has(first: &str) -> bool {
-    let Some(rest) = after_opening(first, &["i've ", "i have "]) else {
-        return false;
+    let (rest, was) = match after_opening(first, &["i've ", "i have "]) {
+        Some(rest) => (rest, false),
+        None => match first.strip_prefix("i was ") {
+            Some(rest) => (rest, true),
+            None => return false,
+        },
     };
     let words: Vec<&str> = plain_words(rest).collect();
     let word = |i: usize| words.get(i).copied().unwrap_or_default();
-    if !(verbs::is_participle(word(0)) || is_past(word(0))) {
+    let opens = if was {
+        listed("a an", word(0))
+    } else {
+        verbs::is_participle(word(0)) || is_past(word(0))
+    };
+    if !opens {
         return false;
     }
     (1..=4).any(|i| match word(i) {
@@ -1423,7 +1438,17 @@ fn tells_how_long_the_user_has(first: &str) -> bool {
 /// Whether `first` tells who is in the user's household, as "I have…"
 /// tells what the user has: "we have two boys, aged 8 and 11", "we've got
 /// a baby girl". ("We have three suppliers on the shortlist" is a project's.)
+/// So does the user's marriage: "we've been married for forty-one years",
+/// "we got engaged in Rome".
 fn tells_who_the_family_are(first: &str) -> bool {
+    if let Some(rest) = after_opening(
+        first,
+        &["we've been ", "we have been ", "we got ", "we were "],
+    ) {
+        return plain_words(rest)
+            .next()
+            .is_some_and(|w| listed("married engaged", w));
+    }
     let Some(rest) = after_opening(first, &["we have ", "we've got "]) else {
         return false;
     };
@@ -1916,6 +1941,16 @@ mod tests {
             ("I have lived in Leeds since 2004", Kind::Preference),
             ("I've taught since I was twenty-two", Kind::Preference),
             ("I've sent the forms for the next two years", Kind::Note),
+            // Who the user was for a span of their life, and what they
+            // trained as.
+            ("I was a civil engineer for forty years", Kind::Preference),
+            ("I was at the clinic for two hours", Kind::Note),
+            ("I qualified as a vet in 2009", Kind::Preference),
+            ("I trained as an electrician after school", Kind::Preference),
+            // The user's marriage is who is in their household.
+            ("We've been married for forty-one years", Kind::Preference),
+            ("We got engaged in Rome", Kind::Preference),
+            ("We got the keys on Friday", Kind::Event),
             ("Treat the fence with oil", Kind::Task),
             ("Do twenty push-ups a day", Kind::Task),
             ("Send everyone the agenda", Kind::Task),

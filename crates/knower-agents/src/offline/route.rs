@@ -7,7 +7,9 @@
 //!    filed at most [`NOTE_CONFIDENCE`] sure: a task or event in words the
 //!    kind rules do not know lands in `state.md` too.
 //! 2. **Too little to go on.** Text that points at what it does not say
-//!    (`same as last time`, `as we discussed`), weighs options (`either…
+//!    (`same as last time`, `as we discussed`, `in there`), tells how the
+//!    user feels about a bare pronoun (`I'm in two minds about it`),
+//!    weighs options (`either…
 //!    or…`, `whichever`), or has no content word once vague words, times,
 //!    any-task verbs, everyday words (`plan`, `idea`, `new`) and a task's
 //!    opening verb are set aside ([`content_words`]) goes to the inbox,
@@ -290,6 +292,9 @@ const REFERENTIAL: &[&str] = &[
     "per my earlier",
     "per my last",
     "per my previous",
+    // A place only the writer can see: "too cold to train in there".
+    "in there",
+    "in here",
 ];
 
 /// The phrase by which `lower` points at something it does not say: one of
@@ -342,6 +347,26 @@ fn only_done_to_a_pronoun(text: &str, words: &[String]) -> Option<String> {
     })
 }
 
+/// The prepositions a feeling takes its object by: "worried about it",
+/// "fed up with them", "keen on it", "sick of it", "allergic to it".
+const FEELING_PREPOSITIONS: &str = "about with on of to";
+
+/// The preposition and pronoun a fact about the user ends with, when it
+/// tells how the user feels about something the text does not name: "I'm
+/// in two minds about it" is neither the profile's nor a project's.
+fn feels_about_a_pronoun(lower: &str) -> Option<String> {
+    let words: Vec<&str> = plain_words(lower).collect();
+    match words.as_slice() {
+        [.., preposition, pronoun]
+            if listed(FEELING_PREPOSITIONS, preposition)
+                && listed("it them that this", pronoun) =>
+        {
+            Some(format!("{preposition} {pronoun}"))
+        }
+        _ => None,
+    }
+}
+
 /// Prepositions of several words, whose noun says nothing of what a note
 /// is about: "in front of the group" is no front door's.
 const PHRASE_PREPOSITIONS: &[&str] = &[
@@ -376,6 +401,17 @@ pub(crate) fn content_words(text: &str) -> Vec<String> {
     words
 }
 
+/// The content words of a task whose opening verb is all it says, when
+/// the verb is no everyday word: "Worm them all in the spring" is about
+/// worming, as "Check on it again" is about nothing. (A task's opening
+/// verb is set aside as saying what to do, not what about; here it says
+/// both.)
+fn what_the_verb_says(task: &str) -> Vec<String> {
+    let mut words = content_words(task);
+    words.retain(|w| !super::common::is_common(w));
+    words
+}
+
 /// A number or an ordinal in digits ("40", "14th", "3rd"): a count or a
 /// date, which any project's notes may share by chance ("came 14th…"
 /// beside "surgery is on the 14th").
@@ -392,11 +428,12 @@ fn is_count(term: &str) -> bool {
 /// conference talk, "the move" about Mum's move, though "talk" and "move"
 /// are everyday verbs that alone tie a note to nothing. Only after a
 /// determiner, where the word is a thing named ("talk to Sam about it"
-/// is no talk of the project's).
+/// is no talk of the project's), and only the name's last word, the one
+/// it is called by: "the new address" is no "new X-ray"'s.
 fn with_names_used(text: &str, mut words: Vec<String>, projects: &[Project]) -> Vec<String> {
     let named: std::collections::HashSet<String> = projects
         .iter()
-        .flat_map(|p| p.names.iter().flat_map(|n| whole_words(n)))
+        .flat_map(|p| p.names.iter().filter_map(|n| whole_words(n).pop()))
         .collect();
     let lower = text.to_lowercase();
     let plain: Vec<&str> = plain_words(&lower).collect();
@@ -814,7 +851,10 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
     let lower = text.to_lowercase();
     let projects = projects(vault)?;
     let about = without_task_opening(text, kind);
-    let words = with_names_used(about, content_words(about), &projects);
+    let mut words = with_names_used(about, content_words(about), &projects);
+    if words.is_empty() && about.len() < text.len() {
+        words = what_the_verb_says(text);
+    }
     let named: Vec<&Project> = projects
         .iter()
         .filter(|p| p.names.iter().any(|n| contains_words(&lower, n)))
@@ -953,6 +993,14 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
     }
     if words.is_empty() {
         why.push("It says too little to place: none of its words tells what it is about.".into());
+        return Ok(inbox(kind, why, options));
+    }
+    if kind == Kind::Preference
+        && let Some(object) = feels_about_a_pronoun(&lower)
+    {
+        why.push(format!(
+            "It tells how you feel about something it does not name (“{object}”), so I cannot tell where it belongs."
+        ));
         return Ok(inbox(kind, why, options));
     }
     if let Some(done) = only_done_to_a_pronoun(about, &words) {
@@ -1592,6 +1640,39 @@ mod tests {
         // Nor does a vague word no project is named by.
         let other = words("Gave a dry run of the plan");
         assert!(!other.contains(&"plan".to_string()), "{other:?}");
+        // Nor a word of the name that is not the one it is called by.
+        let projects = [Project {
+            name: "new-xray".into(),
+            names: vec!["new xray".into(), "new-xray".into()],
+        }];
+        let words = |text: &str| with_names_used(text, content_words(text), &projects);
+        let modifier = words("Register to vote at the new address");
+        assert!(!modifier.contains(&"new".to_string()), "{modifier:?}");
+    }
+
+    #[test]
+    fn a_task_that_is_its_verb_alone_is_about_what_the_verb_says() {
+        assert_eq!(what_the_verb_says("Worm them all in the spring"), ["worm"]);
+        assert!(what_the_verb_says("Check on it again next week").is_empty());
+        assert!(what_the_verb_says("Leave it with them").is_empty());
+        assert!(what_the_verb_says("Sort it out when you can").is_empty());
+    }
+
+    #[test]
+    fn a_feeling_about_a_pronoun_names_nothing() {
+        assert_eq!(
+            feels_about_a_pronoun("i'm in two minds about it").as_deref(),
+            Some("about it")
+        );
+        assert_eq!(
+            feels_about_a_pronoun("i'm fed up with them").as_deref(),
+            Some("with them")
+        );
+        assert_eq!(feels_about_a_pronoun("i'm allergic to peanuts"), None);
+        assert_eq!(
+            feels_about_a_pronoun("i'm in two minds about the van"),
+            None
+        );
     }
 
     #[test]
@@ -1665,5 +1746,11 @@ mod tests {
             Some("the usual")
         );
         assert_eq!(refers_elsewhere("training as usual on wednesday"), None);
+        // A place only the writer can see.
+        assert_eq!(
+            refers_elsewhere("it's too cold to train in there before eight").as_deref(),
+            Some("in there")
+        );
+        assert_eq!(refers_elsewhere("put the mats in the garage"), None);
     }
 }
