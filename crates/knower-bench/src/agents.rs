@@ -970,6 +970,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round fifty-six's rules (64123cc), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence188/sequence188.tsv",
+            "held out: work and a person's own projects, written on round fifty-seven's rules (d101127), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence189/sequence189.tsv",
+            "held out: work and a person's own projects, written on round fifty-seven's rules (d101127), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence190/sequence190.tsv",
+            "held out: work and a person's own projects, written on round fifty-seven's rules (d101127), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence191/sequence191.tsv",
+            "held out: work and a person's own projects, written on round fifty-seven's rules (d101127), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
