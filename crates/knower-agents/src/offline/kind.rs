@@ -327,11 +327,18 @@ fn asks_for_something(first: &str) -> bool {
     }
     is_imperative_verb(verb)
         && (starts_an_object(next)
+            || listed(ANOTHER_OF_ITS_KIND, next)
             || listed(OBJECTS, next)
             || is_number(next)
             || listed(QUESTION_WORDS, next)
             || bare_object(first, &words))
 }
+
+/// The adjectives that open an imperative's bare object by telling it is
+/// another of its kind: "fit new front tyres", "plant more garlic", "fit
+/// a spare wheel". (Not determiners: in "paint on new plaster needs…" the
+/// verb after them still has its subject.)
+const ANOTHER_OF_ITS_KIND: &str = "new more fresh spare";
 
 /// Verbs whose object may be another verb's "-ing": opening a text before
 /// one, they ask for it ("start feeding…", "keep turning…", "try
@@ -1941,6 +1948,9 @@ mod tests {
             ("I have lived in Leeds since 2004", Kind::Preference),
             ("I've taught since I was twenty-two", Kind::Preference),
             ("I've sent the forms for the next two years", Kind::Note),
+            // An adjective that tells another of a kind opens an object.
+            ("Fit new front tyres before winter", Kind::Task),
+            ("Fitted new tyres on Monday", Kind::Event),
             // Who the user was for a span of their life, and what they
             // trained as.
             ("I was a civil engineer for forty years", Kind::Preference),
