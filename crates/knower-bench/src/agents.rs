@@ -990,6 +990,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round fifty-seven's rules (d101127), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence192/sequence192.tsv",
+            "held out: work and a person's own projects, written on round fifty-eight's rules (cf95075), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence193/sequence193.tsv",
+            "held out: work and a person's own projects, written on round fifty-eight's rules (cf95075), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence194/sequence194.tsv",
+            "held out: work and a person's own projects, written on round fifty-eight's rules (cf95075), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence195/sequence195.tsv",
+            "held out: work and a person's own projects, written on round fifty-eight's rules (cf95075), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
