@@ -73,6 +73,7 @@ const PHRASES: &[&str] = &[
     "bank card",
     "bank statement",
     "congestion charge",
+    "blue badge",
     "council tax",
     "bottle bank",
     "washing machine",
@@ -283,6 +284,10 @@ mod tests {
         assert_eq!(
             errand("Post the signed tenancy renewal back to the letting agent").as_deref(),
             Some("letting agent")
+        );
+        assert_eq!(
+            errand("Send off the form for a new blue badge").as_deref(),
+            Some("blue badge")
         );
         assert_eq!(
             errand("Sign the tenancy renewal").as_deref(),

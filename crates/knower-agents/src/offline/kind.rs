@@ -480,7 +480,7 @@ fn bare_object(first: &str, words: &[&str]) -> bool {
             || is_number(then)
             // (Written as a word, a number names a plural before it;
             // after a preposition it counts: "rest for two days".)
-            || (listed(NUMBER_WORDS, then) && noun.ends_with('s') && !listed(PREPOSITIONS, noun))
+            || (is_number_word(then) && noun.ends_with('s') && !listed(PREPOSITIONS, noun))
             || is_letter_name(then))
         && !has_a_verb(first, own_clause, 3, false)
     {
@@ -510,7 +510,7 @@ fn bare_object(first: &str, words: &[&str]) -> bool {
 /// Whether `word`, the last of a subject, names one thing: a noun that
 /// is no plural in "s" ("fencer", "ticket"; not "kids", "glass").
 fn one_thing(word: &str) -> bool {
-    object_word(&word) && !word.ends_with('s') && !listed(NUMBER_WORDS, word)
+    object_word(&word) && !word.ends_with('s') && !is_number_word(word)
 }
 
 /// A single letter that names the noun before it, as a number does
@@ -542,6 +542,8 @@ const CLEARLY_PAST: &[&str] = &[
     "last month",
     "ago",
     "just now",
+    // What was waited for and is done: "put the cover on at last".
+    "at last",
 ];
 
 /// Whether `verb`, a past written as its own base ("beat", "cut", "read"),
@@ -719,14 +721,22 @@ const OBJECT_STARTS: &str = "the a an our my his her their its your this that th
 const NUMBER_WORDS: &str = "one two three four five six seven eight nine ten eleven twelve \
     thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty \
     sixty seventy eighty ninety";
+
+/// Whether `word` is a number written as a word ([`NUMBER_WORDS`]), or
+/// two of them joined by a hyphen ("twenty-two", "forty-one").
+fn is_number_word(word: &str) -> bool {
+    let listed_number = |w| listed(NUMBER_WORDS, w);
+    listed_number(word)
+        || word
+            .split_once('-')
+            .is_some_and(|(tens, units)| listed_number(tens) && listed_number(units))
+}
 /// Whether `word` opens a verb's object: a determiner or a title before a
 /// name of [`OBJECT_STARTS`] ("interviewed Mrs Hartley"), a number of
 /// [`NUMBER_WORDS`], or someone's ("found Zofia's record", "tested
 /// Granny's recipe").
 fn starts_an_object(word: &str) -> bool {
-    listed(OBJECT_STARTS, word)
-        || listed(NUMBER_WORDS, word)
-        || (word.len() > 2 && word.ends_with("'s"))
+    listed(OBJECT_STARTS, word) || is_number_word(word) || (word.len() > 2 && word.ends_with("'s"))
 }
 /// Whether `word` opens or is a verb's object after its particle: a
 /// start of [`starts_an_object`], a number, a name with a digit ("v1",
@@ -1022,7 +1032,7 @@ fn reports_the_past(first: &str) -> bool {
             || next.is_empty()
             || is_number(next)
             || listed(OBJECT_STARTS, next)
-            || listed(NUMBER_WORDS, next)
+            || is_number_word(next)
             || listed(PREPOSITIONS, next)
             || listed(AFTER_A_PAST, next)
             // A bare object and where it was: "the tenants reported damp
@@ -1434,7 +1444,7 @@ fn tells_how_long_the_user_has(first: &str) -> bool {
     (1..=4).any(|i| match word(i) {
         "for" => {
             let count = word(i + 1);
-            (is_number(count) || listed(NUMBER_WORDS, count) || listed("a many several", count))
+            (is_number(count) || is_number_word(count) || listed("a many several", count))
                 && listed(SPANS, word(i + 2))
         }
         "since" => (word(i + 1).len() == 4 && is_number(word(i + 1))) || word(i + 1) == "i",
@@ -1948,6 +1958,9 @@ mod tests {
             ("I have lived in Leeds since 2004", Kind::Preference),
             ("I've taught since I was twenty-two", Kind::Preference),
             ("I've sent the forms for the next two years", Kind::Note),
+            ("I've taught piano for twenty-two years", Kind::Preference),
+            ("Put the polytunnel cover on at last", Kind::Event),
+            ("Put the polytunnel cover on before the frost", Kind::Task),
             // An adjective that tells another of a kind opens an object.
             ("Fit new front tyres before winter", Kind::Task),
             ("Fitted new tyres on Monday", Kind::Event),

@@ -243,7 +243,8 @@ const VAGUE: &str = "thing things stuff someone somebody something anyone anybod
 /// the van or the website…", "whether the fair or the telescope…", "the
 /// bathroom or the hotel, whichever…". ("Ask whether the battery fits" is
 /// a question to someone else, not a choice.) So does "the canoe or the
-/// speech this weekend, can't do both".
+/// speech this weekend, can't do both", and "either" with the options
+/// unnamed ([`EITHER_UNNAMED`]).
 fn weighs_options(lower: &str) -> bool {
     let said = |w| contains_words(lower, w);
     let not_both = [
@@ -254,8 +255,21 @@ fn weighs_options(lower: &str) -> bool {
     ]
     .iter()
     .any(|p| said(p));
-    (said("either") || said("whether") || not_both) && said("or") || said("whichever")
+    (said("either") || said("whether") || not_both) && said("or")
+        || said("whichever")
+        || EITHER_UNNAMED.iter().any(|p| said(p))
 }
+
+/// "Either" with the options left unnamed: "either's fine, you pick",
+/// "works for me either way" (not "either side of the time").
+const EITHER_UNNAMED: &[&str] = &[
+    "either's",
+    "either’s",
+    "either is",
+    "either way",
+    "either works",
+    "either one",
+];
 
 /// Phrases that point at something the text does not say.
 const REFERENTIAL: &[&str] = &[
@@ -1694,6 +1708,12 @@ mod tests {
         ));
         assert!(!weighs_options("the van or the bike needs a service"));
         assert!(!weighs_options("can't do both coats before it rains"));
+        // Options left unnamed are weighed too.
+        assert!(weighs_options("either's fine, you pick"));
+        assert!(weighs_options("works for me either way"));
+        assert!(!weighs_options(
+            "pacers finish within a minute either side of the time"
+        ));
     }
 
     #[test]
