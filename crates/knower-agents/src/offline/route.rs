@@ -866,6 +866,8 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
     let projects = projects(vault)?;
     let about = without_task_opening(text, kind);
     let mut words = with_names_used(about, content_words(about), &projects);
+    // Nothing left once a task's opening verb was set aside: the verb
+    // may be what it is about.
     if words.is_empty() && about.len() < text.len() {
         words = what_the_verb_says(text);
     }
