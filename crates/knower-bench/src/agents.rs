@@ -1010,6 +1010,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round fifty-eight's rules (cf95075), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence196/sequence196.tsv",
+            "held out: work and a person's own projects, written on round fifty-nine's rules (d2ab346), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence197/sequence197.tsv",
+            "held out: work and a person's own projects, written on round fifty-nine's rules (d2ab346), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence198/sequence198.tsv",
+            "held out: work and a person's own projects, written on round fifty-nine's rules (d2ab346), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence199/sequence199.tsv",
+            "held out: work and a person's own projects, written on round fifty-nine's rules (d2ab346), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
