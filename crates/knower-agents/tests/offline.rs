@@ -1370,6 +1370,34 @@ fn a_common_word_one_project_holds_is_a_weak_tie() {
         range.reasoning
     );
 
+    // Nor is an errand's word where a task sends the project's own
+    // things: the competition's boards go to the council, which does not
+    // make it the council's errand.
+    let entry = "# Library competition\n\nOur entry for the new town library: the concept and the four presentation boards.\n";
+    fx.add_notes(&[("projects/competition/description.md", entry)]);
+    let boards = "Courier the boards to the council by Friday noon";
+    let sent = knower_agents::route(&fx.vault, &fx.index, boards).unwrap();
+    assert_eq!(
+        sent.destination.as_deref(),
+        Some("projects/competition/tasks.md"),
+        "{}",
+        sent.reasoning
+    );
+    // An object that is an errand's, before the preposition or after
+    // the project's word, keeps the task an errand.
+    for errand in [
+        "Pay the council for the boards",
+        "Courier the boards and the spare keys to the council",
+    ] {
+        let decided = knower_agents::route(&fx.vault, &fx.index, errand).unwrap();
+        assert_eq!(
+            decided.destination.as_deref(),
+            Some("tasks.md"),
+            "{errand}: {}",
+            decided.reasoning
+        );
+    }
+
     let text = "Writing up the results section took half the night";
     let (words_only, decision) = routed_without_and_with_a_model(text);
     assert_eq!(

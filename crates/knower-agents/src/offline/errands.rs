@@ -140,6 +140,35 @@ pub(super) fn says_nothing_else(lower: &str, words: &[String]) -> bool {
         })
 }
 
+/// The prepositions after which a task tells where its object goes or
+/// comes from, when, or by what means: "to the council", "from the
+/// bank", "by Friday".
+const WHERE_IT_GOES: &str = "to for from at on by with into in via";
+
+/// Whether `about`, a task with its opening verb set aside, names an
+/// errand only where its object goes, and the words a project's notes
+/// hold (`held`) are its object's: "Courier the boards to the council"
+/// sends the competition's boards, it does not deal with the council.
+/// An object that is an errand's itself keeps it one: "Post the signed
+/// tenancy renewal back to the letting agent".
+pub(super) fn only_where_the_object_goes(about: &str, held: &[String]) -> bool {
+    let lower = about.to_lowercase();
+    let words: Vec<&str> = super::kind::plain_words(&lower).collect();
+    // The object is what comes before the first preposition, which must
+    // follow a word of it ("for the council" alone has no object).
+    let Some(split) = (1..words.len()).find(|&i| super::kind::listed(WHERE_IT_GOES, words[i]))
+    else {
+        return false;
+    };
+    let object_text = words[..split].join(" ");
+    let object = super::whole_words(&object_text);
+    let errand_in_object = PHRASES
+        .iter()
+        .any(|p| super::kind::contains_words(&object_text, p))
+        || object.iter().any(|w| errand_of(&object_text, w).is_some());
+    !held.is_empty() && held.iter().all(|w| object.contains(w)) && !errand_in_object
+}
+
 /// The pronouns by which a task names someone other than the user.
 const SOMEONE_ELSE: &str = "her his him their";
 

@@ -1421,14 +1421,18 @@ const SPANS: &str = "year years month months decade decades";
 /// their life as "I've been vegan for six years" is: "I've taught for
 /// eleven years", "I have lived in Leeds since 2004", "I've played the
 /// cello since I was eight", or who they were for a span of it: "I was a
-/// civil engineer for forty years". (A span in days or nights is a
-/// booking's: "I've booked the hall for two nights".)
+/// civil engineer for forty years", or what they did for a span of it:
+/// "I worked in kitchens in Lyon for six years". (A span in days or
+/// nights is a booking's: "I've booked the hall for two nights".)
 fn tells_how_long_the_user_has(first: &str) -> bool {
     let (rest, was) = match after_opening(first, &["i've ", "i have "]) {
         Some(rest) => (rest, false),
-        None => match first.strip_prefix("i was ") {
+        None => match after_opening(first, &["i was "]) {
             Some(rest) => (rest, true),
-            None => return false,
+            None => match first.strip_prefix("i ") {
+                Some(rest) => (rest, false),
+                None => return false,
+            },
         },
     };
     let words: Vec<&str> = plain_words(rest).collect();
@@ -1441,7 +1445,7 @@ fn tells_how_long_the_user_has(first: &str) -> bool {
     if !opens {
         return false;
     }
-    (1..=4).any(|i| match word(i) {
+    (1..=5).any(|i| match word(i) {
         "for" => {
             let count = word(i + 1);
             (is_number(count) || is_number_word(count) || listed("a many several", count))
@@ -1968,6 +1972,11 @@ mod tests {
             // trained as.
             ("I was a civil engineer for forty years", Kind::Preference),
             ("I was at the clinic for two hours", Kind::Note),
+            (
+                "I worked in kitchens in Lyon for six years before coming home",
+                Kind::Preference,
+            ),
+            ("I lived in Madrid for ten years", Kind::Preference),
             ("I qualified as a vet in 2009", Kind::Preference),
             ("I trained as an electrician after school", Kind::Preference),
             // The user's marriage is who is in their household.

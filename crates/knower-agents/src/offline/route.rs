@@ -1240,9 +1240,10 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         // the words of an errand told in two ("driving licence"): a golf
         // project's "driving" is not "Renew my driving licence".
         let only_common = held.iter().all(|w| super::common::is_common(w));
-        let tie_to_an_errand = errand
-            .as_deref()
-            .filter(|_| only_common || only_the_errands_own(errand.as_deref(), held));
+        let tie_to_an_errand = errand.as_deref().filter(|_| {
+            (only_common || only_the_errands_own(errand.as_deref(), held))
+                && !super::errands::only_where_the_object_goes(about, held)
+        });
         if let Some(word) = tie_to_an_errand {
             let tie = if only_common {
                 "an everyday one"
