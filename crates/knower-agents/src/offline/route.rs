@@ -1238,7 +1238,9 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         // or "water" do not make "Renew the home insurance" or "Pay the
         // water bill" its task, when the task reads as an errand. Nor do
         // the words of an errand told in two ("driving licence"): a golf
-        // project's "driving" is not "Renew my driving licence".
+        // project's "driving" is not "Renew my driving licence". An
+        // errand's word that only says where the task sends the project's
+        // things is no errand: "Courier the boards to the council".
         let only_common = held.iter().all(|w| super::common::is_common(w));
         let tie_to_an_errand = errand.as_deref().filter(|_| {
             (only_common || only_the_errands_own(errand.as_deref(), held))
