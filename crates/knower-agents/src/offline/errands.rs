@@ -162,11 +162,17 @@ pub(super) fn only_where_the_object_goes(about: &str, held: &[String]) -> bool {
     };
     let object_text = words[..split].join(" ");
     let object = super::whole_words(&object_text);
-    let errand_in_object = PHRASES
-        .iter()
-        .any(|p| super::kind::contains_words(&object_text, p))
+    let errand_in_object = phrase_in(&object_text).is_some()
         || object.iter().any(|w| errand_of(&object_text, w).is_some());
     !held.is_empty() && held.iter().all(|w| object.contains(w)) && !errand_in_object
+}
+
+/// The first errand of [`PHRASES`] that `lower` says.
+fn phrase_in(lower: &str) -> Option<&'static str> {
+    PHRASES
+        .iter()
+        .copied()
+        .find(|p| super::kind::contains_words(lower, p))
 }
 
 /// The pronouns by which a task names someone other than the user.
@@ -182,11 +188,8 @@ pub(super) fn everyday_word(lower: &str, words: &[String]) -> Option<String> {
     if super::kind::plain_words(lower).any(|w| super::kind::listed(SOMEONE_ELSE, w)) {
         return None;
     }
-    if let Some(phrase) = PHRASES
-        .iter()
-        .find(|p| super::kind::contains_words(lower, p))
-    {
-        return Some((*phrase).to_string());
+    if let Some(phrase) = phrase_in(lower) {
+        return Some(phrase.to_string());
     }
     words
         .iter()

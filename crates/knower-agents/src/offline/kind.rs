@@ -1425,15 +1425,15 @@ const SPANS: &str = "year years month months decade decades";
 /// "I worked in kitchens in Lyon for six years". (A span in days or
 /// nights is a booking's: "I've booked the hall for two nights".)
 fn tells_how_long_the_user_has(first: &str) -> bool {
-    let (rest, was) = match after_opening(first, &["i've ", "i have "]) {
-        Some(rest) => (rest, false),
-        None => match after_opening(first, &["i was "]) {
-            Some(rest) => (rest, true),
-            None => match first.strip_prefix("i ") {
-                Some(rest) => (rest, false),
-                None => return false,
-            },
-        },
+    // "i was" before the bare "i", which would take it as a past.
+    let (rest, was) = if let Some(rest) = after_opening(first, &["i've ", "i have "]) {
+        (rest, false)
+    } else if let Some(rest) = first.strip_prefix("i was ") {
+        (rest, true)
+    } else if let Some(rest) = first.strip_prefix("i ") {
+        (rest, false)
+    } else {
+        return false;
     };
     let words: Vec<&str> = plain_words(rest).collect();
     let word = |i: usize| words.get(i).copied().unwrap_or_default();
