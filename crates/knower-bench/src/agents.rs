@@ -1030,6 +1030,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round fifty-nine's rules (d2ab346), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence200/sequence200.tsv",
+            "held out: work and a person's own projects, written on round sixty's rules (531b5ef), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence201/sequence201.tsv",
+            "held out: work and a person's own projects, written on round sixty's rules (531b5ef), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence202/sequence202.tsv",
+            "held out: work and a person's own projects, written on round sixty's rules (531b5ef), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence203/sequence203.tsv",
+            "held out: work and a person's own projects, written on round sixty's rules (531b5ef), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
