@@ -1573,3 +1573,34 @@ fn with_a_model_a_note_in_new_words_goes_to_the_project_it_leans_to() {
     let (_, sprawl) = routed_without_and_with_a_model("Courgettes need a lot of room to sprawl");
     assert_eq!(sprawl.destination, None, "{}", sprawl.reasoning);
 }
+
+/// A task's opening verb names no project: "Book …" is no book club's,
+/// though the club's name is "book"; the club named as a thing still is.
+#[test]
+fn a_tasks_opening_verb_names_no_project() {
+    let fx = Fixture::new();
+    let club = "# Book\n\nThe monthly book club at my house: choosing the novels and hosting.\n";
+    fx.add_notes(&[("projects/book/description.md", club)]);
+    let task = "Book the advisor meetings";
+    let booked = knower_agents::route(&fx.vault, &fx.index, task).unwrap();
+    assert_eq!(
+        booked.destination.as_deref(),
+        Some("projects/thesis/tasks.md"),
+        "{}",
+        booked.reasoning
+    );
+    assert!(
+        booked
+            .reasoning
+            .contains("No project is named in the text."),
+        "{}",
+        booked.reasoning
+    );
+    let named = knower_agents::route(&fx.vault, &fx.index, "Choose the next book").unwrap();
+    assert_eq!(
+        named.destination.as_deref(),
+        Some("projects/book/tasks.md"),
+        "{}",
+        named.reasoning
+    );
+}

@@ -223,6 +223,7 @@ const VAGUE: &str = "thing things stuff someone somebody something anyone anybod
     monday tuesday wednesday thursday friday saturday sunday \
     january february march april may june july august september october november december \
     call check do see look talk discuss ask let lets go get make think sort handle deal \
+    reckon reckons reckoned \
     came went got made took gave said told kept did done gone \
     follow remind remember need needs want please maybe same like also meant means \
     day days month months year years hour hours holiday holidays someday sometime now \
@@ -231,7 +232,7 @@ const VAGUE: &str = "thing things stuff someone somebody something anyone anybod
     item items option options question questions page pages \
     find start finish use try keep put give take come back move say tell know mean seem \
     new old good bad big small great nice better best worse worst interesting important first last little much \
-    many well really still just even probably actually especially whether instead ahead \
+    many well really still just even probably actually especially whether instead rather ahead \
     along across around through throughout beside near via within without towards toward \
     onto upon among between behind below beneath above under over off \
     two three four five six seven eight nine ten eleven twelve twenty hundred thousand \
@@ -296,6 +297,11 @@ const REFERENTIAL: &[&str] = &[
     "what we said",
     "what i said",
     "what you said",
+    // A verdict of someone the text does not name: "wait and see what
+    // they say".
+    "what they say",
+    "what they said",
+    "what they think",
     "the usual",
     "as mentioned",
     "as i mentioned",
@@ -871,9 +877,12 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
     if words.is_empty() && about.len() < text.len() {
         words = what_the_verb_says(text);
     }
+    // A task's opening verb names nothing, as in `with_names_used`: "Book
+    // the pub for the Christmas party" is no book club's.
+    let naming = about.to_lowercase();
     let named: Vec<&Project> = projects
         .iter()
-        .filter(|p| p.names.iter().any(|n| contains_words(&lower, n)))
+        .filter(|p| p.names.iter().any(|n| contains_words(&naming, n)))
         .collect();
 
     // Content scores per project (rule 3).
@@ -1600,6 +1609,9 @@ mod tests {
     #[test]
     fn what_someone_meant_says_nothing_of_what_it_is_about() {
         assert!(content_words("Ask them what they meant").is_empty());
+        // "Reckon" is "think"; "rather" says how much, not what.
+        assert_eq!(content_words("Go with whatever the lads reckon"), ["lad"]);
+        assert_eq!(content_words("I'd rather not fly"), ["fli"]);
         assert!(content_words("It means the same").is_empty());
         // A thought is as vague as an idea.
         assert!(content_words("that thought").is_empty());
@@ -1723,6 +1735,10 @@ mod tests {
 
     #[test]
     fn text_that_points_elsewhere_is_recognised() {
+        assert_eq!(
+            refers_elsewhere("i'd rather wait and see what they say").as_deref(),
+            Some("what they say")
+        );
         assert_eq!(
             refers_elsewhere("same story as last year").as_deref(),
             Some("same story as")
