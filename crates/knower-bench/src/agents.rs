@@ -1050,6 +1050,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round sixty's rules (531b5ef), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence204/sequence204.tsv",
+            "held out: work and a person's own projects, written on round sixty-one's rules (f9a1d10), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence205/sequence205.tsv",
+            "held out: work and a person's own projects, written on round sixty-one's rules (f9a1d10), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence206/sequence206.tsv",
+            "held out: work and a person's own projects, written on round sixty-one's rules (f9a1d10), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence207/sequence207.tsv",
+            "held out: work and a person's own projects, written on round sixty-one's rules (f9a1d10), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
