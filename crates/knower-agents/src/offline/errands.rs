@@ -88,6 +88,8 @@ const PHRASES: &[&str] = &[
     "phone contract",
     "gas meter",
     "electricity meter",
+    "meter reading",
+    "meter readings",
     "breakdown cover",
     "printer ink",
     "library book",
@@ -272,6 +274,11 @@ mod tests {
         // The analyzer reads a British `metre` as `meter`, which is no
         // electricity meter here.
         assert_eq!(errand("Order a 4 by 3 metre liner and the underlay"), None);
+        // A meter told by its reading is the household's.
+        assert_eq!(
+            errand("Put the meter reading in before the price change").as_deref(),
+            Some("meter reading")
+        );
         // Glass and lenses are a project's as often as spectacles are an
         // errand.
         assert_eq!(errand("Buy a set of glass weights for the jars"), None);

@@ -824,7 +824,9 @@ fn reports_the_past(first: &str) -> bool {
     }
     let recent = names_a_time_gone_by(first);
     let subject = word(0) == "we" || word(0) == "they";
-    let at = usize::from(subject);
+    // A quantifier after the pronoun is the subject's too: "they both
+    // went…", "we all agreed…".
+    let at = usize::from(subject) + usize::from(subject && listed("both all", word(1)));
     let (verb, next) = (word(at), word(at + 1));
     if hyphenated_past(verb) && starts_an_object(next) {
         return true;
@@ -1035,6 +1037,9 @@ fn reports_the_past(first: &str) -> bool {
             || is_number_word(next)
             || listed(PREPOSITIONS, next)
             || listed(AFTER_A_PAST, next)
+            // (A pronoun as its contraction: "the auctioneer confirmed
+            // he'll do it for free".)
+            || (next.contains('\'') && listed(PERSONS, pronoun_of(next)))
             // A bare object and where it was: "the tenants reported damp
             // in the back bedroom"; after a past that is only ever one and
             // does not tell how something seemed, anywhere: "the GP added
@@ -1055,6 +1060,14 @@ fn reports_the_past(first: &str) -> bool {
             // ("the finished painting…": after a determiner it describes.)
             || (continues_doing(word(i), next) && !listed(SUBJECT_STARTS, word(i - 1)))
     })
+}
+
+/// The pronoun a contraction opens with ("he'll", "they're": "he",
+/// "they"), or `word` itself.
+fn pronoun_of(word: &str) -> &str {
+    word.split_once('\'')
+        .filter(|(_, rest)| listed("ll s re ve d m", rest))
+        .map_or(word, |(pronoun, _)| pronoun)
 }
 
 /// Whether `word` may be a verb in the present: its base, its "-s" form,
@@ -1948,6 +1961,14 @@ mod tests {
             ("Put the winter tyres on", Kind::Task),
             ("Rebuilt the gearbox with new bearings", Kind::Event),
             ("Aunt Rosa confirmed she is coming", Kind::Event),
+            // So does a pronoun as its contraction.
+            ("The auctioneer confirmed he'll do it for free", Kind::Event),
+            // A quantifier after a pronoun is part of the subject.
+            (
+                "They both went to the first settling-in morning and loved it",
+                Kind::Event,
+            ),
+            ("We all agreed on the blue", Kind::Event),
             ("I'm left-handed", Kind::Preference),
             (
                 "The boilers we looked at can't heat the whole house",

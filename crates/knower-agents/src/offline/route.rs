@@ -152,6 +152,20 @@ const TASTES: &[&str] = &[
     "vegan",
 ];
 
+/// Where the user comes from, which is who they are whatever else the
+/// sentence says ("I grew up in Swansea and my parents still live
+/// there").
+const ORIGINS: &[&str] = &[
+    "i grew up",
+    "i was born",
+    "i was brought up",
+    "i was raised",
+    "i'm from",
+    "i am from",
+    "i come from",
+    "i'm originally from",
+];
+
 /// What the user's own particulars are called: "my name…", "my
 /// birthday…", "my shoe size…" are who they are, whatever a project's
 /// notes say.
@@ -173,13 +187,14 @@ fn my_what(lower: &str) -> Option<&str> {
 }
 
 /// Whether a first-person fact (`lower`) is about who the user is: the
-/// people in their life ("my mum still lives in Cork", "Maya is my niece")
-/// or a taste ("I prefer tea when it's cold"), which hold whatever the
-/// condition.
+/// people in their life ("my mum still lives in Cork", "Maya is my niece"),
+/// a taste ("I prefer tea when it's cold") or where they come from, which
+/// hold whatever the condition.
 fn of_who_i_am(lower: &str) -> bool {
     my_what(lower).is_some_and(|w| listed(PEOPLE, w))
         || tells_who_someone_is(lower)
         || TASTES.iter().any(|t| lower.contains(t))
+        || ORIGINS.iter().any(|o| lower.starts_with(o))
 }
 
 /// The condition under which a first-person fact (`lower`) holds, when it
@@ -237,8 +252,11 @@ const VAGUE: &str = "thing things stuff someone somebody something anyone anybod
     onto upon among between behind below beneath above under over off \
     two three four five six seven eight nine ten eleven twelve twenty hundred thousand \
     second third \
-    i'm i've i'll i'd we're we've we'll it's that's there's let's don't doesn't didn't can't \
-    won't isn't aren't wasn't";
+    us whoever whoever's whichever whichever's \
+    i'm i've i'll i'd we're we've we'll we'd you're you've you'll you'd they're they've they'll \
+    they'd he's he'll he'd she's she'll she'd it's it'll it'd that's there's what's who's let's \
+    don't doesn't didn't can't won't isn't aren't wasn't weren't haven't hasn't hadn't \
+    couldn't wouldn't shouldn't mustn't needn't";
 
 /// Whether the text weighs options rather than says something: "either
 /// the van or the website…", "whether the fair or the telescope…", "the
@@ -1603,6 +1621,10 @@ mod tests {
         assert!(of_who_i_am("my dentist is dr haddad on elm road"));
         // Who someone is to the user still holds when it says "still".
         assert!(of_who_i_am("maya is my niece and she still signs slowly"));
+        // So does where the user comes from.
+        let origin = "i grew up in swansea and my parents still live there";
+        assert!(of_who_i_am(origin));
+        assert_eq!(how_i_do_something(origin), None);
         assert!(!of_who_i_am("my tyres are too narrow"));
     }
 
@@ -1612,6 +1634,16 @@ mod tests {
         // "Reckon" is "think"; "rather" says how much, not what.
         assert_eq!(content_words("Go with whatever the lads reckon"), ["lad"]);
         assert_eq!(content_words("I'd rather not fly"), ["fli"]);
+        // Nor do a pronoun's or a verb's contractions, nor "us".
+        assert_eq!(
+            content_words("Ask the club if they've got room for us"),
+            ["club", "room"]
+        );
+        assert_eq!(
+            content_words("The auctioneer confirmed he'll do it"),
+            ["auction", "confirm"]
+        );
+        assert_eq!(content_words("They haven't paid"), ["paid"]);
         assert!(content_words("It means the same").is_empty());
         // A thought is as vague as an idea.
         assert!(content_words("that thought").is_empty());
