@@ -1070,6 +1070,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round sixty-one's rules (f9a1d10), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence208/sequence208.tsv",
+            "held out: work and a person's own projects, written on round sixty-two's rules (861ed9d), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence209/sequence209.tsv",
+            "held out: work and a person's own projects, written on round sixty-two's rules (861ed9d), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence210/sequence210.tsv",
+            "held out: work and a person's own projects, written on round sixty-two's rules (861ed9d), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence211/sequence211.tsv",
+            "held out: work and a person's own projects, written on round sixty-two's rules (861ed9d), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
