@@ -272,8 +272,12 @@ fn done_again(word: &str) -> bool {
 
 /// What follows an imperative verb when it asks for a task: its
 /// object, or a pronoun standing for one.
-const OBJECTS: &str = "everyone everybody everything it them him me us up out down off back \
+const OBJECTS: &str = "everyone everybody everything it them him me us up out down off back aside \
     hundred myself yourself ourselves themselves himself herself";
+
+/// The particles an imperative may take before its object, which a
+/// noun's preposition can be too ("work in the garden is…").
+const PARTICLES_BEFORE_AN_OBJECT: &str = "in through over round";
 
 /// Whether `first` (the text, lower-case, from its first word) opens with
 /// an imperative and its object ("treat the cladding…", "send everyone
@@ -305,10 +309,11 @@ fn asks_for_something(first: &str) -> bool {
     if hyphenated_verb(verb) && listed(DETERMINERS, next) {
         return true;
     }
-    // "In" as the particle of an imperative, before its object: "break in
-    // the new boots…", "hand in the keys" (not "work in the garden is…").
+    // A particle of an imperative, before its object: "break in the new
+    // boots…", "hand in the keys", "go through the codes…", "talk over
+    // the plan" (not "work in the garden is…").
     if is_imperative_verb(verb)
-        && next == "in"
+        && listed(PARTICLES_BEFORE_AN_OBJECT, next)
         && listed(DETERMINERS, word(2))
         && !has_a_verb(first, &words, 3, false)
     {
@@ -691,6 +696,10 @@ const AMBIGUOUS_PAST: &str = "lost did";
 /// ("left the keys…", "left for Berlin", "did my first…").
 const PREPOSITIONS: &str =
     "to for at from with without on in by before after past early late home work";
+/// Prepositions of going somewhere or over something: after a past that
+/// opens a text they report as [`PREPOSITIONS`] do ("sailed round the
+/// island…", "paddled across the bay…").
+const OF_GOING: &str = "round around across along through into onto";
 /// Pasts in "-ed" that the lexicon takes as only ever pasts but that,
 /// before a preposition and with no subject, describe: feelings
 /// ("stressed about the exam", "delighted with…"), where something is
@@ -874,7 +883,8 @@ fn reports_the_past(first: &str) -> bool {
             // "located in…"); one the lexicon knows as an adjective too
             // ("interested in…", "based on…") only on a day named.
             let describes = past == Past::Ambiguous || listed(DESCRIBING_PASTS, verb);
-            let preposition = listed(PREPOSITIONS, next) && (recent || !describes);
+            let preposition =
+                (listed(PREPOSITIONS, next) || listed(OF_GOING, next)) && (recent || !describes);
             // A verb with its particle, then its object: "picked up the
             // frames", "switched off v1", "sorted out insurance". (After a
             // past that describes, "in" is a preposition: "located in the
@@ -1564,11 +1574,16 @@ const WANTING: &str = "want wants need needs expect expects hope hopes";
 /// now ("once the plan is approved", "it will be signed"), not a report.
 const NOT_YET: &str = "is are be gets get";
 
+/// What opens a clause of what must happen first: "…can't start until
+/// the plumber's finished" tells nothing finished yet.
+const FIRST_MUST: &str = "until till unless";
+
 /// `word` in `text` at word boundaries, and not denied just before
 /// ("haven't decided", "not approved", "never shipped"). A participle
 /// after a determiner describes, it does not report: "the approved list",
-/// "a signed copy"; nor does one in a present or future passive, or one
-/// wanted ([`NOT_YET`], [`WANTING`]).
+/// "a signed copy"; nor does one in a present or future passive, one
+/// wanted, or one that must happen first ([`NOT_YET`], [`WANTING`],
+/// [`FIRST_MUST`]).
 fn said_unnegated(text: &str, word: &str) -> bool {
     found_words(text, word).any(|at| {
         let before = text[..at].split_whitespace().next_back();
@@ -1579,7 +1594,7 @@ fn said_unnegated(text: &str, word: &str) -> bool {
             .next()
             .unwrap_or_default();
         let not_yet = before.is_some_and(|w| listed(NOT_YET, w))
-            || plain_words(clause).any(|w| listed(WANTING, w));
+            || plain_words(clause).any(|w| listed(WANTING, w) || listed(FIRST_MUST, w));
         !denied && !describes && !not_yet
     })
 }
@@ -1969,6 +1984,22 @@ mod tests {
                 Kind::Event,
             ),
             ("We all agreed on the blue", Kind::Event),
+            // A past before a preposition of going reports; an
+            // imperative before its particle asks.
+            ("Sailed round the island in a day", Kind::Event),
+            (
+                "Go through the PACE codes again before Thursday's study group",
+                Kind::Task,
+            ),
+            (
+                "Set aside money each month for next year's payment on account",
+                Kind::Task,
+            ),
+            // What must happen first has not happened.
+            (
+                "The tiler can't start until the plumber's finished the first fix",
+                Kind::Note,
+            ),
             ("I'm left-handed", Kind::Preference),
             (
                 "The boilers we looked at can't heat the whole house",
