@@ -1049,7 +1049,7 @@ fn reports_the_past(first: &str) -> bool {
             || listed(AFTER_A_PAST, next)
             // (A pronoun as its contraction: "the auctioneer confirmed
             // he'll do it for free".)
-            || (next.contains('\'') && listed(PERSONS, pronoun_of(next)))
+            || pronoun_of(next).is_some_and(|pronoun| listed(PERSONS, pronoun))
             // A bare object and where it was: "the tenants reported damp
             // in the back bedroom"; after a past that is only ever one and
             // does not tell how something seemed, anywhere: "the GP added
@@ -1072,12 +1072,12 @@ fn reports_the_past(first: &str) -> bool {
     })
 }
 
-/// The pronoun a contraction opens with ("he'll", "they're": "he",
-/// "they"), or `word` itself.
-fn pronoun_of(word: &str) -> &str {
+/// The word a contraction opens with ("he'll", "they're": "he",
+/// "they"), when `word` is one.
+fn pronoun_of(word: &str) -> Option<&str> {
     word.split_once('\'')
         .filter(|(_, rest)| listed("ll s re ve d m", rest))
-        .map_or(word, |(pronoun, _)| pronoun)
+        .map(|(pronoun, _)| pronoun)
 }
 
 /// Whether `word` may be a verb in the present: its base, its "-s" form,
