@@ -1090,6 +1090,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round sixty-two's rules (861ed9d), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence212/sequence212.tsv",
+            "held out: work and a person's own projects, written on round sixty-three's rules (7f0a9a6), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence213/sequence213.tsv",
+            "held out: work and a person's own projects, written on round sixty-three's rules (7f0a9a6), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence214/sequence214.tsv",
+            "held out: work and a person's own projects, written on round sixty-three's rules (7f0a9a6), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence215/sequence215.tsv",
+            "held out: work and a person's own projects, written on round sixty-three's rules (7f0a9a6), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
