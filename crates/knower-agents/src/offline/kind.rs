@@ -206,10 +206,27 @@ fn names_a_subject(first: &str) -> bool {
     let words: Vec<&str> = plain_words(first).collect();
     let word = |i: usize| words.get(i).copied().unwrap_or_default();
     listed(AFTER_A_SUBJECT, word(1))
+        || second_word_of_a_subject(word(0), word(1), word(2))
         || (listed(AFTER_AN_IMPERATIVE, word(1))
             && object_word(&word(2))
             && !listed(DETERMINERS, word(2))
             && present_verb_after(first, &words, 3, word(0)))
+}
+
+/// Verbs whose object may be a clause with no "that" before it: "check
+/// Tom has paid", "tell Sam is coming". A noun and a verb after them are
+/// that clause's, not a sign that the first word was a noun.
+const TAKE_A_CLAUSE: &str = "check ensure confirm see tell remind ask verify make know find let";
+
+/// Whether `noun`, second in a text after `first_word` and before `then`,
+/// ends a subject of two words that `then` is the verb of: "water
+/// pressure has dropped…", "Network Rail have moved…", "paint samples are
+/// in the hall" (not "check Tom has paid…", see [`TAKE_A_CLAUSE`]).
+fn second_word_of_a_subject(first_word: &str, noun: &str, then: &str) -> bool {
+    listed(AFTER_A_SUBJECT, then)
+        && object_word(&noun)
+        && !listed(OBJECTS, noun)
+        && !listed(TAKE_A_CLAUSE, first_word)
 }
 
 /// Verbs whose plain form before an object states or asks a question
@@ -649,18 +666,23 @@ pub(super) fn is_number(word: &str) -> bool {
 
 /// Whether `text` opens with an imperative verb and a name, as
 /// written: "Give Tom feedback…", "Email Priya the slides". A name that a
-/// verb follows is a subject instead ("Home Assistant loses the stick…").
+/// verb follows is a subject instead ("Home Assistant loses the stick…",
+/// "Network Rail have moved…").
 fn asks_someone(text: &str) -> bool {
     let mut words = text.split_whitespace();
     let (verb, next) = (
         words.next().unwrap_or_default(),
         words.next().unwrap_or_default(),
     );
+    let verb = verb.to_lowercase();
     let then = plain_words(&words.next().unwrap_or_default().to_lowercase())
         .next()
-        .map(|w| is_past(w) || verbs::is_present_s(w))
+        .map(|w| {
+            is_past(w)
+                || verbs::is_present_s(w)
+                || second_word_of_a_subject(&verb, &next.to_lowercase(), w)
+        })
         .unwrap_or(false);
-    let verb = verb.to_lowercase();
     (is_imperative_verb(&verb) || hyphenated_verb(&verb)) && written_as_a_name(next) && !then
 }
 
@@ -2213,6 +2235,16 @@ mod tests {
                 Kind::Note,
             ),
             ("Email Priya the slides", Kind::Task),
+            // A noun and a verb after a verb's form make the two words a
+            // subject, unless the verb takes a clause.
+            (
+                "Network Rail have moved the Christmas possession to the 27th",
+                Kind::Note,
+            ),
+            ("Water pressure has dropped again", Kind::Note),
+            ("Paint samples are in the hall", Kind::Note),
+            ("Check Tom has paid the deposit", Kind::Task),
+            ("Ensure Jo has the keys", Kind::Task),
             // Irregular pasts the rules never listed, and someone's object.
             ("Bought a second-hand wetsuit for the relay", Kind::Event),
             ("Tested Granny's soda bread recipe", Kind::Event),
