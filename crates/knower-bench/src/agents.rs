@@ -1110,6 +1110,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round sixty-three's rules (7f0a9a6), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence216/sequence216.tsv",
+            "held out: work and a person's own projects, written on round sixty-four's rules (cc64cb4), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence217/sequence217.tsv",
+            "held out: work and a person's own projects, written on round sixty-four's rules (cc64cb4), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence218/sequence218.tsv",
+            "held out: work and a person's own projects, written on round sixty-four's rules (cc64cb4), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence219/sequence219.tsv",
+            "held out: work and a person's own projects, written on round sixty-four's rules (cc64cb4), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
