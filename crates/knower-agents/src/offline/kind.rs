@@ -828,9 +828,9 @@ const PARTICLES: &str = "up down out off back in over";
 /// Words that start a subject ("the raffle prizes…", "our drummer…");
 /// "my" is left to the facts about the user ("my sister moved…").
 const SUBJECT_STARTS: &str = "the our his her their its this that these those a an";
-/// The prepositions that tell where a subject is ("the box *at* Low
-/// Farm…").
-const SUBJECT_PLACES: &str = "at in on near by behind";
+/// The prepositions that tell where a subject is or comes from ("the
+/// box *at* Low Farm…", "the offer *from* the college…").
+const SUBJECT_PLACES: &str = "at in on near by behind from";
 /// How the user names themself at the start of a fact about them.
 const THE_USER: &str = "i i'm i've i'd me my mine";
 /// Words that end a subject without a past ("the house was built…", "the
@@ -983,7 +983,8 @@ fn reports_the_past(first: &str) -> bool {
         if listed(SUBJECT_PLACES, w) {
             // The subject's place, up to two words after a determiner:
             // "the box at Low Farm blew down…", "the shed on the
-            // allotment flooded…".
+            // allotment flooded…", "the offer from the sixth-form college
+            // came through".
             let determiner = usize::from(listed(OBJECT_STARTS, then));
             searched_up_to = (i + determiner + 3).min(searched_up_to + 3);
             i += 1 + determiner;
@@ -1356,6 +1357,7 @@ pub fn kind_of(text: &str) -> Kind {
         || tells_what_the_user_has(first)
         || tells_a_habit(first)
         || tells_how_long_the_user_has(first)
+        || tells_how_the_user_trained(first)
     {
         Kind::Preference
     } else {
@@ -1457,6 +1459,21 @@ fn tells_what_the_user_has(first: &str) -> bool {
     };
     let next = plain_words(rest).next().unwrap_or_default();
     !next.is_empty() && !listed(NOT_HAD, next) && !is_past(next) && !verbs::is_participle(next)
+}
+
+/// The courses and trainings a working life is built on.
+const STUDIES: &str = "phd doctorate degree masters master's apprenticeship training residency \
+    a-levels gcses pgce";
+
+/// Whether `first` tells how the user trained for their working life, as
+/// "I qualified as a vet" does: "I did my PhD on kelp forests…", "I did
+/// my apprenticeship with my dad's firm", "I trained in Cardiff…". (Not
+/// "I did my first 10k", which is news.)
+fn tells_how_the_user_trained(first: &str) -> bool {
+    if let Some(rest) = first.strip_prefix("i did my ") {
+        return plain_words(rest).next().is_some_and(|w| listed(STUDIES, w));
+    }
+    after_opening(first, &["i trained in ", "i trained at "]).is_some()
 }
 
 /// The spans a part of the user's life is told in.
@@ -2052,6 +2069,12 @@ mod tests {
             ),
             ("I lived in Madrid for ten years", Kind::Preference),
             ("I qualified as a vet in 2009", Kind::Preference),
+            // So is how they trained.
+            ("I did my PhD on kelp forests in Tasmania", Kind::Preference),
+            (
+                "I trained in Cardiff and qualified in 2004",
+                Kind::Preference,
+            ),
             ("I trained as an electrician after school", Kind::Preference),
             // The user's marriage is who is in their household.
             ("We've been married for forty-one years", Kind::Preference),
@@ -2157,6 +2180,12 @@ mod tests {
                 "Cut over on Sunday night and nobody noticed on Monday",
                 Kind::Event,
             ),
+            // A subject's past after where the subject comes from.
+            (
+                "Kieran's offer from the sixth-form college came through",
+                Kind::Event,
+            ),
+            ("The results from the lab came back", Kind::Event),
             // A subject's past that the sentence goes on in.
             (
                 "The second launch went sideways and landed in the hedge",
@@ -2185,6 +2214,17 @@ mod tests {
         ] {
             assert_eq!(kind_of(text), kind, "{text}");
         }
+    }
+
+    #[test]
+    fn a_training_is_a_course_not_anything_done() {
+        assert!(tells_how_the_user_trained(
+            "i did my apprenticeship with my dad's firm"
+        ));
+        assert!(!tells_how_the_user_trained(
+            "i did my first 10k in under an hour"
+        ));
+        assert!(!tells_how_the_user_trained("i did my tax return"));
     }
 
     #[test]
