@@ -1130,6 +1130,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round sixty-four's rules (cc64cb4), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence220/sequence220.tsv",
+            "held out: work and a person's own projects, written on round sixty-five's rules (146c629), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence221/sequence221.tsv",
+            "held out: work and a person's own projects, written on round sixty-five's rules (146c629), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence222/sequence222.tsv",
+            "held out: work and a person's own projects, written on round sixty-five's rules (146c629), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence223/sequence223.tsv",
+            "held out: work and a person's own projects, written on round sixty-five's rules (146c629), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
