@@ -104,11 +104,23 @@ const PHRASES: &[&str] = &[
 /// "retail park", "ironing" no "iron gate". They count only as written.
 const AS_WRITTEN: &str = "parking ironing";
 
+/// Places named with an errand's word: they say where a task is done,
+/// not what it is about ("practise plough stops at the car park").
+const PLACES: &[&str] = &["car park"];
+
 /// The errand word that `stem`, a content word of `lower`, stands for.
 fn errand_of(lower: &str, stem: &str) -> Option<&'static str> {
     let word = *stems().get(stem)?;
     let as_written = AS_WRITTEN.split_whitespace().any(|w| w == word);
-    (!as_written || super::kind::contains_words(lower, word)).then_some(word)
+    let said = !PLACES.iter().any(|place| lower.contains(place)) || {
+        let outside_places = PLACES
+            .iter()
+            .fold(lower.to_string(), |text, place| text.replace(place, " "));
+        super::whole_words(&outside_places)
+            .iter()
+            .any(|w| w == stem)
+    };
+    (said && (!as_written || super::kind::contains_words(lower, word))).then_some(word)
 }
 
 /// Each stem of [`WORDS`] with the first word of the list that has it.
@@ -238,6 +250,12 @@ mod tests {
     #[test]
     fn everyday_errands_are_told_from_a_projects_tasks() {
         assert_eq!(errand("Renew the car insurance").as_deref(), Some("car"));
+        // A place named with an errand's word is where, not what.
+        assert_eq!(errand("Practise plough stops at the car park"), None);
+        assert_eq!(
+            errand("Wash the car in the car park").as_deref(),
+            Some("car")
+        );
         assert_eq!(errand("Book the tyres in").as_deref(), Some("tyre"));
         assert_eq!(
             errand("Pick up the dry cleaning on Friday").as_deref(),

@@ -696,18 +696,21 @@ fn written_as_a_name(word: &str) -> bool {
 /// Whether `text` opens with a past in "-ed" that is only ever one and a
 /// name, as written: "Walked Juno past two dogs…", "Emailed Priya the
 /// minutes" report what was done, as "Email Priya…" asks it
-/// ([`asks_someone`]).
+/// ([`asks_someone`]). So does a past that is also another word, before
+/// a name: "Drove Freya up to Glasgow…", "Saw Tom at the match" ("Lay
+/// Jack on his back…" asks, as the task rules read it first).
 fn told_done_to_someone(text: &str) -> bool {
     let mut words = text.split_whitespace();
     let (verb, next) = (
         words.next().unwrap_or_default().to_lowercase(),
         words.next().unwrap_or_default(),
     );
-    verb.ends_with("ed")
-        && past_form(&verb) == Some(Past::Clear)
-        && !listed(DESCRIBING_PASTS, &verb)
-        && next.len() > 1
-        && written_as_a_name(next)
+    let past = match past_form(&verb) {
+        Some(Past::Clear) => verb.ends_with("ed"),
+        Some(Past::Ambiguous) => true,
+        _ => false,
+    };
+    past && !listed(DESCRIBING_PASTS, &verb) && next.len() > 1 && written_as_a_name(next)
 }
 
 /// Pasts that are as often something else ("lost luggage is…", "did
@@ -2275,6 +2278,8 @@ mod tests {
                 Kind::Note,
             ),
             ("Email Priya the slides", Kind::Task),
+            ("Drove Freya up to Glasgow and moved her in", Kind::Event),
+            ("Lay Jack on his back to sleep", Kind::Task),
             // A noun and a verb after a verb's form make the two words a
             // subject, unless the verb takes a clause.
             (
