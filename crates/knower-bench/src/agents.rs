@@ -1150,6 +1150,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round sixty-five's rules (146c629), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence224/sequence224.tsv",
+            "held out: work and a person's own projects, written on round sixty-six's rules (0761c77), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence225/sequence225.tsv",
+            "held out: work and a person's own projects, written on round sixty-six's rules (0761c77), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence226/sequence226.tsv",
+            "held out: work and a person's own projects, written on round sixty-six's rules (0761c77), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence227/sequence227.tsv",
+            "held out: work and a person's own projects, written on round sixty-six's rules (0761c77), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
