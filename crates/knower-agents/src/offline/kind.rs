@@ -1095,8 +1095,15 @@ fn reports_the_past(first: &str) -> bool {
                 && !listed(SUBJECT_STARTS, word(i - 1)))
             // ("the finished painting…": after a determiner it describes.)
             || (continues_doing(word(i), next) && !listed(SUBJECT_STARTS, word(i - 1)))
+            // How a thing went tells that it happened: "the operation
+            // went well", "parents' evening went fine".
+            || (word(i) == "went" && listed(HOW_IT_WENT, next))
     })
 }
+
+/// What follows "went" when it tells how an event went, not where
+/// something went or what it became ("went flat").
+const HOW_IT_WENT: &str = "well fine badly smoothly ok okay great brilliantly";
 
 /// The word a contraction opens with ("he'll", "they're": "he",
 /// "they"), when `word` is one.
@@ -1114,7 +1121,7 @@ fn could_be_a_verb(word: &str) -> bool {
 
 /// The pasts that tell how something seemed, became or went, which a
 /// bare adjective or adverb follows as a noun would ("the room felt
-/// cold", "design review went well").
+/// cold", "the starter went flat").
 const SEEMING_PASTS: &str = "looked felt seemed sounded tasted smelled smelt became stayed \
     remained turned grew appeared went got";
 
@@ -2090,7 +2097,11 @@ mod tests {
             ("Garden: the new compost bin", Kind::Note),
             ("Will the plumber come on Monday?", Kind::Note),
             ("Can the old tiles stay under the new floor?", Kind::Note),
-            ("Design review went well", Kind::Note),
+            // How an event went is news of it (seven texts in the
+            // routing sets, all labelled so).
+            ("Design review went well", Kind::Event),
+            ("Ana's biometrics appointment went fine", Kind::Event),
+            ("The starter went flat", Kind::Note),
             ("Pepper's glucose curve came back better", Kind::Event),
             ("I can't stand loud restaurants", Kind::Preference),
             ("The parcel arrived and looks fine", Kind::Event),

@@ -111,6 +111,7 @@ pub struct Decision {
 const AT_TIMES: &[&str] = &[
     "when",
     "whenever",
+    "every time",
     "if",
     "unless",
     "still",
@@ -1601,6 +1602,10 @@ mod tests {
             Some("most mornings")
         );
         assert_eq!(how_i_do_something("i leave by half four every day"), None);
+        assert_eq!(
+            how_i_do_something("i drop my right hand every time i jab"),
+            Some("every time")
+        );
         // Where a piece of work stands holds for now.
         assert_eq!(
             how_i_do_something("i don't know who the killer is yet"),
