@@ -1170,6 +1170,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round sixty-six's rules (0761c77), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence228/sequence228.tsv",
+            "held out: work and a person's own projects, written on round sixty-seven's rules (9676ede), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence229/sequence229.tsv",
+            "held out: work and a person's own projects, written on round sixty-seven's rules (9676ede), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence230/sequence230.tsv",
+            "held out: work and a person's own projects, written on round sixty-seven's rules (9676ede), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence231/sequence231.tsv",
+            "held out: work and a person's own projects, written on round sixty-seven's rules (9676ede), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
