@@ -1383,6 +1383,36 @@ fn a_common_word_one_project_holds_is_a_weak_tie() {
         "{}",
         sent.reasoning
     );
+    // Nor is an errand the project's word owns: the band's insurance is
+    // the covers band's, though "band" is an everyday word.
+    let band =
+        "# Covers band\n\nPlaying bass in a covers band at weddings: the gigs and the setlist.\n";
+    fx.add_notes(&[("projects/covers-band/description.md", band)]);
+    for owned in [
+        "Pay the band's insurance",
+        "Pay the band’s public liability insurance",
+    ] {
+        let decided = knower_agents::route(&fx.vault, &fx.index, owned).unwrap();
+        assert_eq!(
+            decided.destination.as_deref(),
+            Some("projects/covers-band/tasks.md"),
+            "{owned}: {}",
+            decided.reasoning
+        );
+    }
+    let own = knower_agents::route(
+        &fx.vault,
+        &fx.index,
+        "Pay my insurance before band practice",
+    )
+    .unwrap();
+    assert_eq!(
+        own.destination.as_deref(),
+        Some("tasks.md"),
+        "{}",
+        own.reasoning
+    );
+
     // An object that is an errand's, before the preposition or after
     // the project's word, keeps the task an errand.
     for errand in [

@@ -181,6 +181,28 @@ pub(super) fn only_where_the_object_goes(about: &str, held: &[String]) -> bool {
     !held.is_empty() && held.iter().all(|w| object.contains(w)) && !errand_in_object
 }
 
+/// Whether `about`, a task, writes a word a project's notes hold
+/// (`held`) as the owner of its `errand`, within three words before it:
+/// "Pay the club's insurance", "the band's public liability insurance"
+/// are the club's and the band's, not the user's own round. (The compound "the house insurance" names the user's own
+/// errand, and stays one.)
+pub(super) fn owned_by_what_is_held(about: &str, held: &[String], errand: &str) -> bool {
+    let lower = about.to_lowercase().replace('’', "'");
+    let words: Vec<&str> = super::kind::plain_words(&lower).collect();
+    let errand_words = super::whole_words(errand);
+    words.iter().enumerate().any(|(i, word)| {
+        let Some(owner) = word.strip_suffix("'s") else {
+            return false;
+        };
+        super::whole_words(owner).iter().any(|w| held.contains(w))
+            && words[i + 1..].iter().take(3).any(|after| {
+                super::whole_words(after)
+                    .iter()
+                    .any(|w| errand_words.contains(w))
+            })
+    })
+}
+
 /// The first errand of [`PHRASES`] that `lower` says.
 fn phrase_in(lower: &str) -> Option<&'static str> {
     PHRASES

@@ -1477,10 +1477,10 @@ const STUDIES: &str = "phd doctorate degree masters master's apprenticeship trai
 
 /// Whether `first` tells how the user trained for their working life, as
 /// "I qualified as a vet" does: "I did my PhD on kelp forests…", "I did
-/// my apprenticeship with my dad's firm", "I trained in Cardiff…". (Not
-/// "I did my first 10k", which is news.)
+/// my apprenticeship with my dad's firm", "I wrote my doctorate on…",
+/// "I trained in Cardiff…". (Not "I did my first 10k", which is news.)
 fn tells_how_the_user_trained(first: &str) -> bool {
-    if let Some(rest) = first.strip_prefix("i did my ") {
+    if let Some(rest) = after_opening(first, &["i did my ", "i wrote my "]) {
         return plain_words(rest).next().is_some_and(|w| listed(STUDIES, w));
     }
     after_opening(first, &["i trained in ", "i trained at "]).is_some()
@@ -1492,7 +1492,8 @@ const SPANS: &str = "year years month months decade decades";
 /// Whether `first` tells how long the user has done something, a fact of
 /// their life as "I've been vegan for six years" is: "I've taught for
 /// eleven years", "I have lived in Leeds since 2004", "I've played the
-/// cello since I was eight", or who they were for a span of it: "I was a
+/// cello since I was eight", "I've farmed this hill since my father
+/// retired", or who they were for a span of it: "I was a
 /// civil engineer for forty years", or what they did for a span of it:
 /// "I worked in kitchens in Lyon for six years". (A span in days or
 /// nights is a booking's: "I've booked the hall for two nights".)
@@ -1523,7 +1524,14 @@ fn tells_how_long_the_user_has(first: &str) -> bool {
             (is_number(count) || is_number_word(count) || listed("a many several", count))
                 && listed(SPANS, word(i + 2))
         }
-        "since" => (word(i + 1).len() == 4 && is_number(word(i + 1))) || word(i + 1) == "i",
+        "since" => {
+            (word(i + 1).len() == 4 && is_number(word(i + 1)))
+                || word(i + 1) == "i"
+                // A time of the family's life: "since my son was born".
+                || (word(i + 1) == "my"
+                    && listed(PEOPLE, word(i + 2))
+                    && (is_past(word(i + 3)) || listed("was were", word(i + 3))))
+        }
         _ => false,
     })
 }
@@ -2062,6 +2070,13 @@ mod tests {
             ("I've played the cello for twenty years", Kind::Preference),
             ("I have lived in Leeds since 2004", Kind::Preference),
             ("I've taught since I was twenty-two", Kind::Preference),
+            (
+                "I've farmed this hill since my father retired in 1998",
+                Kind::Preference,
+            ),
+            ("I've kept bees since my son was born", Kind::Preference),
+            // (A family member without a time of their life is no span.)
+            ("I've felt better since my sister's visit", Kind::Note),
             ("I've sent the forms for the next two years", Kind::Note),
             ("I've taught piano for twenty-two years", Kind::Preference),
             ("Put the polytunnel cover on at last", Kind::Event),
@@ -2239,6 +2254,10 @@ mod tests {
             "i did my first 10k in under an hour"
         ));
         assert!(!tells_how_the_user_trained("i did my tax return"));
+        assert!(tells_how_the_user_trained(
+            "i wrote my doctorate on the ten hours movement"
+        ));
+        assert!(!tells_how_the_user_trained("i wrote my speech"));
     }
 
     #[test]

@@ -1268,11 +1268,13 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         // the words of an errand told in two ("driving licence"): a golf
         // project's "driving" is not "Renew my driving licence". An
         // errand's word that only says where the task sends the project's
-        // things is no errand: "Courier the boards to the council".
+        // things is no errand: "Courier the boards to the council". Nor
+        // is one the project's word owns: "Pay the club's insurance".
         let only_common = held.iter().all(|w| super::common::is_common(w));
-        let tie_to_an_errand = errand.as_deref().filter(|_| {
+        let tie_to_an_errand = errand.as_deref().filter(|word| {
             (only_common || only_the_errands_own(errand.as_deref(), held))
                 && !super::errands::only_where_the_object_goes(about, held)
+                && !super::errands::owned_by_what_is_held(about, held, word)
         });
         if let Some(word) = tie_to_an_errand {
             let tie = if only_common {
