@@ -1190,6 +1190,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round sixty-seven's rules (9676ede), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence232/sequence232.tsv",
+            "held out: work and a person's own projects, written on round sixty-eight's rules (629b1e3), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence233/sequence233.tsv",
+            "held out: work and a person's own projects, written on round sixty-eight's rules (629b1e3), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence234/sequence234.tsv",
+            "held out: work and a person's own projects, written on round sixty-eight's rules (629b1e3), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence235/sequence235.tsv",
+            "held out: work and a person's own projects, written on round sixty-eight's rules (629b1e3), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
