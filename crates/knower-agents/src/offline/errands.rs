@@ -104,9 +104,10 @@ const PHRASES: &[&str] = &[
 /// "retail park", "ironing" no "iron gate". They count only as written.
 const AS_WRITTEN: &str = "parking ironing";
 
-/// Places named with an errand's word: they say where a task is done,
-/// not what it is about ("practise plough stops at the car park").
-const PLACES: &[&str] = &["car park"];
+/// Places and times named with an errand's word: they say where or when
+/// a task is done, not what it is about ("practise plough stops at the car
+/// park", "book the swim at Linear for the bank holiday").
+const PLACES: &[&str] = &["car park", "bank holiday"];
 
 /// The errand word that `stem`, a content word of `lower`, stands for.
 fn errand_of(lower: &str, stem: &str) -> Option<&'static str> {
@@ -272,8 +273,14 @@ mod tests {
     #[test]
     fn everyday_errands_are_told_from_a_projects_tasks() {
         assert_eq!(errand("Renew the car insurance").as_deref(), Some("car"));
-        // A place named with an errand's word is where, not what.
+        // A place or a time named with an errand's word is where or
+        // when, not what.
         assert_eq!(errand("Practise plough stops at the car park"), None);
+        assert_eq!(errand("Book the swim at Linear for the bank holiday"), None);
+        assert_eq!(
+            errand("Pay the cheque in at the bank").as_deref(),
+            Some("bank")
+        );
         assert_eq!(
             errand("Wash the car in the car park").as_deref(),
             Some("car")

@@ -1051,6 +1051,12 @@ fn reports_the_past(first: &str) -> bool {
     }
     verb_at.is_some_and(|i| {
         let next = word(i + 1);
+        // A subject's "'s" before a past is "is" or "has"; one that lasts
+        // until a time is "is", and tells a state: "the lake's closed for
+        // spawning until June".
+        if word(i - 1).ends_with("'s") && words[i + 1..].iter().any(|w| listed("until till", w)) {
+            return false;
+        }
         // A past before a preposition that a present verb follows is a
         // participle inside the subject: "gouache mixed with gum arabic
         // flows better" tells how things are.
@@ -1493,10 +1499,12 @@ const SPANS: &str = "year years month months decade decades";
 /// their life as "I've been vegan for six years" is: "I've taught for
 /// eleven years", "I have lived in Leeds since 2004", "I've played the
 /// cello since I was eight", "I've farmed this hill since my father
-/// retired", or who they were for a span of it: "I was a
-/// civil engineer for forty years", or what they did for a span of it:
-/// "I worked in kitchens in Lyon for six years". (A span in days or
-/// nights is a booking's: "I've booked the hall for two nights".)
+/// retired", "I played hooker for Neath until I was twenty-eight", or
+/// who they were for a span of it: "I was a civil engineer for forty
+/// years", "I was head of St Mary's for fourteen years", or what they
+/// did for a span of it: "I worked in kitchens in Lyon for six years". (A
+/// span in days or nights is a booking's: "I've booked the hall for two
+/// nights".)
 fn tells_how_long_the_user_has(first: &str) -> bool {
     // "i was" before the bare "i", which would take it as a past.
     let (rest, was) = if let Some(rest) = after_opening(first, &["i've ", "i have "]) {
@@ -1511,7 +1519,8 @@ fn tells_how_long_the_user_has(first: &str) -> bool {
     let words: Vec<&str> = plain_words(rest).collect();
     let word = |i: usize| words.get(i).copied().unwrap_or_default();
     let opens = if was {
-        listed("a an", word(0))
+        // "a civil engineer", or a role of something: "head of St Mary's".
+        listed("a an", word(0)) || word(1) == "of"
     } else {
         verbs::is_participle(word(0)) || is_past(word(0))
     };
@@ -1523,6 +1532,12 @@ fn tells_how_long_the_user_has(first: &str) -> bool {
             let count = word(i + 1);
             (is_number(count) || is_number_word(count) || listed("a many several", count))
                 && listed(SPANS, word(i + 2))
+        }
+        // Up to an age: "I played hooker for Neath until I was twenty-eight".
+        "until" => {
+            word(i + 1) == "i"
+                && word(i + 2) == "was"
+                && (is_number(word(i + 3)) || is_number_word(word(i + 3)))
         }
         "since" => {
             (word(i + 1).len() == 4 && is_number(word(i + 1)))
@@ -2087,6 +2102,16 @@ mod tests {
             // Who the user was for a span of their life, and what they
             // trained as.
             ("I was a civil engineer for forty years", Kind::Preference),
+            (
+                "I was head of St Mary's for fourteen years",
+                Kind::Preference,
+            ),
+            (
+                "I played hooker for Neath until I was twenty-eight",
+                Kind::Preference,
+            ),
+            ("I waited until I was sure", Kind::Note),
+            ("I was out of the office for two hours", Kind::Note),
             ("I was at the clinic for two hours", Kind::Note),
             (
                 "I worked in kitchens in Lyon for six years before coming home",
@@ -2117,6 +2142,10 @@ mod tests {
             ("Design review went well", Kind::Event),
             ("Ana's biometrics appointment went fine", Kind::Event),
             ("The starter went flat", Kind::Note),
+            // A state that lasts until a time, after a subject's "'s".
+            ("The lake's closed for spawning until June", Kind::Note),
+            ("The lake closed early on Sunday", Kind::Event),
+            ("The shop's closed the deli counter", Kind::Event),
             ("Pepper's glucose curve came back better", Kind::Event),
             ("I can't stand loud restaurants", Kind::Preference),
             ("The parcel arrived and looks fine", Kind::Event),

@@ -204,7 +204,31 @@ fn how_i_do_something(lower: &str) -> Option<&'static str> {
     if of_who_i_am(lower) {
         return None;
     }
-    AT_TIMES.iter().copied().find(|w| contains_words(lower, w))
+    AT_TIMES
+        .iter()
+        .copied()
+        .find(|w| contains_words(lower, w))
+        .or_else(|| after_so_much(lower).then_some("after"))
+}
+
+/// The measures of how long or how far something has gone on, after which
+/// a fact about the user may start to hold.
+const MEASURES: &str = "minute minutes hour hours mile miles km kilometres kilometers lap laps \
+    length lengths session sessions round rounds set sets";
+
+/// Whether `lower` tells a condition of so much of something done: "I
+/// can't eat gels after four hours…", "I get motion sick after about an
+/// hour in the rig", "…after anything over forty miles". (Not a time of
+/// day: "I don't drink coffee after 2 pm" holds always.)
+fn after_so_much(lower: &str) -> bool {
+    let words: Vec<&str> = plain_words(lower).collect();
+    words.iter().enumerate().any(|(i, &w)| {
+        w == "after"
+            && words[i + 1..]
+                .iter()
+                .take(4)
+                .any(|&unit| listed(MEASURES, unit))
+    })
 }
 
 /// Whether `lower` is the user's age and nothing else: "I'm 38", "I am
@@ -1615,6 +1639,16 @@ mod tests {
         );
         // A taste stays the user's whatever the condition.
         assert_eq!(how_i_do_something("i keep saying i prefer tea"), None);
+        // So much of something done is a condition; a time of day is not.
+        for text in [
+            "i can't eat gels after four hours without feeling sick",
+            "i get motion sick after about an hour in the rig",
+            "i cramp after anything over forty lengths",
+        ] {
+            assert_eq!(how_i_do_something(text), Some("after"), "{text}");
+        }
+        assert_eq!(how_i_do_something("i don't drink coffee after 2 pm"), None);
+        assert_eq!(how_i_do_something("i moved here after my divorce"), None);
     }
 
     #[test]
