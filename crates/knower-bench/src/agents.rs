@@ -1210,6 +1210,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round sixty-eight's rules (629b1e3), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence236/sequence236.tsv",
+            "held out: work and a person's own projects, written on round sixty-nine's rules (e3d77d3), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence237/sequence237.tsv",
+            "held out: work and a person's own projects, written on round sixty-nine's rules (e3d77d3), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence238/sequence238.tsv",
+            "held out: work and a person's own projects, written on round sixty-nine's rules (e3d77d3), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence239/sequence239.tsv",
+            "held out: work and a person's own projects, written on round sixty-nine's rules (e3d77d3), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
