@@ -1238,8 +1238,10 @@ const FIRST_PERSON: &[&str] = &[
     "i work ",
     "i live ",
     "i was born",
-    // What the user trained or worked as: "I qualified as a vet in 2009".
+    // What the user trained or worked as: "I qualified as a vet in 2009",
+    // "I was called to the Bar in 2006".
     "i qualified as a",
+    "i was called to the bar",
     "i trained as a",
     "i worked as a",
     "i retired as a",
@@ -2119,6 +2121,7 @@ mod tests {
             ),
             ("I lived in Madrid for ten years", Kind::Preference),
             ("I qualified as a vet in 2009", Kind::Preference),
+            ("I was called to the Bar in 2006", Kind::Preference),
             // So is how they trained.
             ("I did my PhD on kelp forests in Tasmania", Kind::Preference),
             (

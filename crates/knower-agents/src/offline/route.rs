@@ -491,8 +491,10 @@ fn is_count(term: &str) -> bool {
 /// conference talk, "the move" about Mum's move, though "talk" and "move"
 /// are everyday verbs that alone tie a note to nothing. Only after a
 /// determiner, where the word is a thing named ("talk to Sam about it"
-/// is no talk of the project's), and only the name's last word, the one
-/// it is called by: "the new address" is no "new X-ray"'s.
+/// is no talk of the project's), or after a determiner and one word that
+/// tells which ("the afternoon talk clashes…", "did the first talk…"),
+/// and only the name's last word, the one it is called by: "the new
+/// address" is no "new X-ray"'s.
 fn with_names_used(text: &str, mut words: Vec<String>, projects: &[Project]) -> Vec<String> {
     let named: std::collections::HashSet<String> = projects
         .iter()
@@ -500,15 +502,18 @@ fn with_names_used(text: &str, mut words: Vec<String>, projects: &[Project]) -> 
         .collect();
     let lower = text.to_lowercase();
     let plain: Vec<&str> = plain_words(&lower).collect();
-    for pair in plain.windows(2) {
-        if !listed(DETERMINERS, pair[0]) {
+    for (i, word) in plain.iter().enumerate() {
+        if !listed(DETERMINERS, word) {
             continue;
         }
-        if let [stem] = &whole_words(pair[1])[..]
-            && named.contains(stem)
-            && !words.contains(stem)
-        {
-            words.push(stem.clone());
+        let after = &plain[i + 1..(i + 3).min(plain.len())];
+        for candidate in after {
+            if let [stem] = &whole_words(candidate)[..]
+                && named.contains(stem)
+                && !words.contains(stem)
+            {
+                words.push(stem.clone());
+            }
         }
     }
     words.sort();
@@ -1738,6 +1743,11 @@ mod tests {
         let words = |text: &str| with_names_used(text, content_words(text), &projects);
         let named = words("Gave a dry run of the talk to the team");
         assert!(named.contains(&"talk".to_string()), "{named:?}");
+        // So after one word that tells which.
+        let which = words("The afternoon talk clashes with the sea lion feed");
+        assert!(which.contains(&"talk".to_string()), "{which:?}");
+        let aside = words("Ask the team to talk it through");
+        assert!(!aside.contains(&"talk".to_string()), "{aside:?}");
         // As a verb it names nothing.
         let verb = words("Talk to Sam about the budget");
         assert!(!verb.contains(&"talk".to_string()), "{verb:?}");
