@@ -1230,6 +1230,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round sixty-nine's rules (e3d77d3), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence240/sequence240.tsv",
+            "held out: work and a person's own projects, written on round seventy's rules (8024247), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence241/sequence241.tsv",
+            "held out: work and a person's own projects, written on round seventy's rules (8024247), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence242/sequence242.tsv",
+            "held out: work and a person's own projects, written on round seventy's rules (8024247), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence243/sequence243.tsv",
+            "held out: work and a person's own projects, written on round seventy's rules (8024247), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
