@@ -38,8 +38,7 @@ const WORDS: &[&str] = &[
     "bank mortgage insurance accountant payslip passport cheque cash atm \
      overdraft",
     // People and occasions.
-    "birthday anniversary present gift flowers card cards christening \
-     funeral",
+    "birthday anniversary present gift flowers christening funeral",
     // Shopping and food.
     "groceries supermarket milk milkman bread eggs toothpaste shampoo nappies \
      takeaway cobbler tailor",
@@ -71,6 +70,16 @@ const PHRASES: &[&str] = &[
     "driving licence",
     "credit card",
     "bank card",
+    // A card is the user's errand for an occasion or to pay with; bare,
+    // it is as often a project's ("print the name cards for the tables",
+    // "a set of cards" for a referee).
+    "get well card",
+    "thank-you card",
+    "thank you card",
+    "sympathy card",
+    "christmas card",
+    "christmas cards",
+    "oyster card",
     "bank statement",
     "congestion charge",
     "blue badge",
@@ -343,6 +352,16 @@ mod tests {
         );
         // A word inside another is not the word: "cards" in "scorecards".
         assert_eq!(errand("Print the scorecards for Saturday"), None);
+        // A card is an errand for an occasion or to pay with, not bare.
+        assert_eq!(errand("Print the name cards for the tables"), None);
+        assert_eq!(
+            errand("Send Auntie Pat a get well card").as_deref(),
+            Some("get well card")
+        );
+        assert_eq!(
+            errand("Top up the Oyster card").as_deref(),
+            Some("oyster card")
+        );
         // A verb is no errand's noun, though the analyzer spells "tires"
         // and "tyres" alike.
         assert_eq!(

@@ -831,9 +831,10 @@ const PARTICLES: &str = "up down out off back in over";
 /// Words that start a subject ("the raffle prizes…", "our drummer…");
 /// "my" is left to the facts about the user ("my sister moved…").
 const SUBJECT_STARTS: &str = "the our his her their its this that these those a an";
-/// The prepositions that tell where a subject is or comes from ("the
-/// box *at* Low Farm…", "the offer *from* the college…").
-const SUBJECT_PLACES: &str = "at in on near by behind from";
+/// The prepositions that tell where a subject is, where it comes from or
+/// what it is for ("the box *at* Low Farm…", "the offer *from* the
+/// college…", "the grant *for* the lathe came through").
+const SUBJECT_PLACES: &str = "at in on near by behind from for";
 /// How the user names themself at the start of a fact about them.
 const THE_USER: &str = "i i'm i've i'd me my mine";
 /// Words that end a subject without a past ("the house was built…", "the
@@ -984,10 +985,11 @@ fn reports_the_past(first: &str) -> bool {
             continue;
         }
         if listed(SUBJECT_PLACES, w) {
-            // The subject's place, up to two words after a determiner:
-            // "the box at Low Farm blew down…", "the shed on the
-            // allotment flooded…", "the offer from the sixth-form college
-            // came through".
+            // The subject's place or purpose, up to two words after a
+            // determiner: "the box at Low Farm blew down…", "the shed on
+            // the allotment flooded…", "the offer from the sixth-form
+            // college came through", "the grant for the lathe came
+            // through".
             let determiner = usize::from(listed(OBJECT_STARTS, then));
             searched_up_to = (i + determiner + 3).min(searched_up_to + 3);
             i += 1 + determiner;
@@ -1490,6 +1492,15 @@ const STUDIES: &str = "phd doctorate degree masters master's apprenticeship trai
 fn tells_how_the_user_trained(first: &str) -> bool {
     if let Some(rest) = after_opening(first, &["i did my ", "i wrote my "]) {
         return plain_words(rest).next().is_some_and(|w| listed(STUDIES, w));
+    }
+    // A subject studied where: "I studied maths at Bristol" (not "I
+    // studied the plans at lunch" nor "I studied for the exam").
+    if let Some(rest) = first.strip_prefix("i studied ") {
+        let words: Vec<&str> = plain_words(rest).take(4).collect();
+        return words
+            .first()
+            .is_some_and(|w| !listed(OBJECT_STARTS, w) && !listed(PREPOSITIONS, w))
+            && words[1..].iter().any(|w| listed("at in", w));
     }
     after_opening(first, &["i trained in ", "i trained at "]).is_some()
 }
@@ -2247,6 +2258,9 @@ mod tests {
                 Kind::Event,
             ),
             ("The results from the lab came back", Kind::Event),
+            // Or what the subject is for.
+            ("The lottery grant for the lathe came through", Kind::Event),
+            ("The paint for the hall needs two coats", Kind::Note),
             // A subject's past that the sentence goes on in.
             (
                 "The second launch went sideways and landed in the hedge",
@@ -2290,6 +2304,14 @@ mod tests {
             "i wrote my doctorate on the ten hours movement"
         ));
         assert!(!tells_how_the_user_trained("i wrote my speech"));
+        assert!(tells_how_the_user_trained("i studied maths at bristol"));
+        assert!(tells_how_the_user_trained(
+            "i studied civil engineering in leeds"
+        ));
+        assert!(!tells_how_the_user_trained("i studied the plans at lunch"));
+        assert!(!tells_how_the_user_trained(
+            "i studied for the exam in the library"
+        ));
     }
 
     #[test]
