@@ -1250,6 +1250,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round seventy's rules (8024247), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence244/sequence244.tsv",
+            "held out: work and a person's own projects, written on round seventy-one's rules (f6e6e7b), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence245/sequence245.tsv",
+            "held out: work and a person's own projects, written on round seventy-one's rules (f6e6e7b), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence246/sequence246.tsv",
+            "held out: work and a person's own projects, written on round seventy-one's rules (f6e6e7b), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence247/sequence247.tsv",
+            "held out: work and a person's own projects, written on round seventy-one's rules (f6e6e7b), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
