@@ -964,7 +964,12 @@ fn reports_the_past(first: &str) -> bool {
         if matches!(w, "was" | "were") && (verbs::is_participle(then) || is_past(then)) {
             // A passive reports what just happened ("the timber was
             // delivered this afternoon"), not a fact of long ago ("the
-            // house was built in 1930").
+            // house was built in 1930"). A decision passed on is news
+            // whenever it was made: "the second paper was accepted by
+            // MNRAS", "the bid was turned down".
+            if listed(DECIDED, then) || (then == "turned" && word(i + 2) == "down") {
+                return true;
+            }
             verb_at = recent.then_some(i + 1);
             break;
         }
@@ -1019,6 +1024,14 @@ fn reports_the_past(first: &str) -> bool {
             break;
         }
         if is_past(w) {
+            // Right after an article or a possessive, a past may describe
+            // the subject ("a signed England shirt came in…"): a later
+            // past is the verb, if there is one.
+            if i == 1 && listed(DESCRIBED_AFTER, word(0)) && verb_at.is_none() {
+                verb_at = Some(i);
+                i += 1;
+                continue;
+            }
             verb_at = Some(i);
             break;
         }
@@ -1029,6 +1042,8 @@ fn reports_the_past(first: &str) -> bool {
             && i >= 2
             && listed(SUBJECT_STARTS, word(0))
             && one_thing(word(i - 1))
+            // (Before "was" it is a noun: "the Garfield Weston bid was…".)
+            && !listed(NOT_A_PAST_VERB, then)
         {
             verb_at = Some(i);
             break;
@@ -1083,7 +1098,8 @@ fn reports_the_past(first: &str) -> bool {
             || listed(AFTER_A_PAST, next)
             // (A pronoun as its contraction: "the auctioneer confirmed
             // he'll do it for free".)
-            || pronoun_of(next).is_some_and(|pronoun| listed(PERSONS, pronoun))
+            // So a thing's: "the memory clinic confirmed it's Alzheimer's".
+            || pronoun_of(next).is_some_and(|pronoun| listed(PERSONS, pronoun) || pronoun == "it")
             // A bare object and where it was: "the tenants reported damp
             // in the back bedroom"; after a past that is only ever one and
             // does not tell how something seemed, anywhere: "the GP added
@@ -1135,6 +1151,13 @@ const SEEMING_PASTS: &str = "looked felt seemed sounded tasted smelled smelt bec
 
 /// The pasts that tell what someone said.
 const SAID: &str = "said told wrote";
+/// The words after which a past may describe what follows ("the
+/// finished painting", "a signed shirt") rather than be the verb. (Not
+/// "this" or "that", which are as often the subject: "that helped".)
+const DESCRIBED_AFTER: &str = "the a an our their his her its";
+/// The participles of a decision passed on to someone ("the bid was
+/// accepted").
+const DECIDED: &str = "accepted approved rejected refused granted awarded shortlisted";
 /// The verbs that pass on what someone said.
 const REPORTING: &str = "says said tells told writes wrote reckons";
 
@@ -2258,6 +2281,20 @@ mod tests {
                 Kind::Event,
             ),
             ("The results from the lab came back", Kind::Event),
+            // A past after an article may describe the subject; a later
+            // past is its verb.
+            (
+                "A signed England shirt came in for the auction",
+                Kind::Event,
+            ),
+            ("The finished panels need a second coat", Kind::Note),
+            ("The shed flooded again", Kind::Event),
+            // A decision passed on is news, whenever it was made.
+            ("The second paper was accepted by MNRAS", Kind::Event),
+            ("The Garfield Weston bid was turned down", Kind::Event),
+            ("The house was built in 1930", Kind::Note),
+            // What a past tells of a thing ("it's") reports.
+            ("The memory clinic confirmed it's Alzheimer's", Kind::Event),
             // Or what the subject is for.
             ("The lottery grant for the lathe came through", Kind::Event),
             ("The paint for the hall needs two coats", Kind::Note),
