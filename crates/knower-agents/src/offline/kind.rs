@@ -1027,7 +1027,7 @@ fn reports_the_past(first: &str) -> bool {
             // Right after an article or a possessive, a past may describe
             // the subject ("a signed England shirt came in…"): a later
             // past is the verb, if there is one.
-            if i == 1 && listed(DESCRIBED_AFTER, word(0)) && verb_at.is_none() {
+            if i == 1 && listed(DESCRIBED_AFTER, word(0)) {
                 verb_at = Some(i);
                 i += 1;
                 continue;
