@@ -1270,6 +1270,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round seventy-one's rules (f6e6e7b), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence248/sequence248.tsv",
+            "held out: work and a person's own projects, written on round seventy-two's rules (8764bf4), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence249/sequence249.tsv",
+            "held out: work and a person's own projects, written on round seventy-two's rules (8764bf4), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence250/sequence250.tsv",
+            "held out: work and a person's own projects, written on round seventy-two's rules (8764bf4), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence251/sequence251.tsv",
+            "held out: work and a person's own projects, written on round seventy-two's rules (8764bf4), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
