@@ -326,6 +326,21 @@ fn asks_for_something(first: &str) -> bool {
     if hyphenated_verb(verb) && listed(DETERMINERS, next) {
         return true;
     }
+    // An owner named by the first two words, then its thing and a verb,
+    // is a subject: "hive three's queen is failing" (not "check Tom's car
+    // is taxed", whose verb takes a clause).
+    if next.ends_with("'s") && second_word_of_a_subject(verb, word(2), word(3)) {
+        return false;
+    }
+    // Two imperatives joined before their object: "blanch and freeze the
+    // runner beans", "sand and paint the door".
+    if is_imperative_verb(verb)
+        && next == "and"
+        && is_imperative_verb(word(2))
+        && starts_an_object(word(3))
+    {
+        return true;
+    }
     // A particle of an imperative, before its object: "break in the new
     // boots…", "hand in the keys", "go through the codes…", "talk over
     // the plan" (not "work in the garden is…").
@@ -2281,6 +2296,13 @@ mod tests {
                 Kind::Event,
             ),
             ("The results from the lab came back", Kind::Event),
+            ("Blanch and freeze the runner beans", Kind::Task),
+            (
+                "Hive three's queen is failing and the brood is patchy",
+                Kind::Note,
+            ),
+            ("Check Tom's car is taxed", Kind::Task),
+            ("Feed Tom's cat on Saturday", Kind::Task),
             // A past after an article may describe the subject; a later
             // past is its verb.
             (
