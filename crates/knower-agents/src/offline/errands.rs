@@ -194,8 +194,9 @@ pub(super) fn only_where_the_object_goes(about: &str, held: &[String]) -> bool {
 /// Whether `about`, a task, writes a word a project's notes hold
 /// (`held`) as the owner of its `errand`, within three words before it:
 /// "Pay the club's insurance", "the band's public liability insurance"
-/// are the club's and the band's, not the user's own round. (The compound "the house insurance" names the user's own
-/// errand, and stays one.)
+/// are the club's and the band's, not the user's own round. (The
+/// compound "the house insurance" names the user's own errand, and stays
+/// one.)
 pub(super) fn owned_by_what_is_held(about: &str, held: &[String], errand: &str) -> bool {
     let lower = about.to_lowercase().replace('’', "'");
     let words: Vec<&str> = super::kind::plain_words(&lower).collect();
