@@ -1290,6 +1290,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round seventy-two's rules (8764bf4), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence252/sequence252.tsv",
+            "held out: work and a person's own projects, written on round seventy-three's rules (c504147), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence253/sequence253.tsv",
+            "held out: work and a person's own projects, written on round seventy-three's rules (c504147), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence254/sequence254.tsv",
+            "held out: work and a person's own projects, written on round seventy-three's rules (c504147), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence255/sequence255.tsv",
+            "held out: work and a person's own projects, written on round seventy-three's rules (c504147), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
