@@ -1391,6 +1391,8 @@ fn a_common_word_one_project_holds_is_a_weak_tie() {
     for owned in [
         "Pay the band's insurance",
         "Pay the band’s public liability insurance",
+        "Chase the insurance renewal for the band",
+        "Renew the insurance for our band",
     ] {
         let decided = knower_agents::route(&fx.vault, &fx.index, owned).unwrap();
         assert_eq!(

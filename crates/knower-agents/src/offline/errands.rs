@@ -122,15 +122,53 @@ const PLACES: &[&str] = &["car park", "bank holiday"];
 fn errand_of(lower: &str, stem: &str) -> Option<&'static str> {
     let word = *stems().get(stem)?;
     let as_written = AS_WRITTEN.split_whitespace().any(|w| w == word);
-    let said = !PLACES.iter().any(|place| lower.contains(place)) || {
-        let outside_places = PLACES
-            .iter()
-            .fold(lower.to_string(), |text, place| text.replace(place, " "));
-        super::whole_words(&outside_places)
-            .iter()
-            .any(|w| w == stem)
-    };
+    let said = super::whole_words(&outside_places(lower))
+        .iter()
+        .any(|w| w == stem);
     (said && (!as_written || super::kind::contains_words(lower, word))).then_some(word)
+}
+
+/// The prepositions by which a task says where it puts its object or
+/// where the object sits: "in the fridge", "between the chimney and the
+/// apple tree".
+const WHERE_IT_IS_PUT: &str = "in into between under behind beside inside onto";
+
+/// `lower` without the places and times of [`PLACES`], and without where
+/// it puts its object: "Try a longer retard in the fridge" is the
+/// bakery's loaf, "Put up the dipole between the chimney and…" the
+/// radio's aerial, not the fridge's or the chimney's errand. Where only
+/// after an object of at least one word, and before a determiner, up to
+/// the next preposition: "Clean behind the fridge" and "Pay the cheque
+/// in at the bank" stay errands, as does "Put the milk in the fridge",
+/// whose object is one, and "Book the cat into the cattery", whose place
+/// is a party's ([`PARTIES`]).
+fn outside_places(lower: &str) -> String {
+    use super::kind::{OBJECT_STARTS, PREPOSITIONS, listed, plain_words};
+    let text = PLACES
+        .iter()
+        .fold(lower.to_string(), |text, place| text.replace(place, " "));
+    let words: Vec<&str> = plain_words(&text).collect();
+    let mut kept = Vec::with_capacity(words.len());
+    let mut put = false;
+    for (i, word) in words.iter().enumerate() {
+        let where_put = listed(WHERE_IT_IS_PUT, word)
+            && i >= 2
+            && !listed(OBJECT_STARTS, words[i - 1])
+            && words
+                .get(i + 1)
+                .is_some_and(|next| listed(OBJECT_STARTS, next));
+        if where_put {
+            put = true;
+        } else if listed(PREPOSITIONS, word) || listed(WHERE_IT_GOES, word) {
+            put = false;
+        }
+        // A party's place is where the errand is done: "Book the cat
+        // into the cattery", "Put the money in the bank".
+        if !put || listed(PARTIES, word) {
+            kept.push(*word);
+        }
+    }
+    kept.join(" ")
 }
 
 /// Each stem of [`WORDS`] with the first word of the list that has it.
@@ -191,26 +229,52 @@ pub(super) fn only_where_the_object_goes(about: &str, held: &[String]) -> bool {
     !held.is_empty() && held.iter().all(|w| object.contains(w)) && !errand_in_object
 }
 
+/// Errand words that name whom the user deals with rather than a thing:
+/// "for" after them says what the dealing is for ("Pay the council for
+/// the boards"), not whose it is.
+const PARTIES: &str = "council plumber locksmith dentist doctor gp pharmacy chemist optician \
+    hairdresser barber physio vet vets kennels cattery groomer bank accountant courier amazon \
+    supermarket milkman cobbler tailor childminder babysitter nursery school library gym taxi";
+
 /// Whether `about`, a task, writes a word a project's notes hold
-/// (`held`) as the owner of its `errand`, within three words before it:
-/// "Pay the club's insurance", "the band's public liability insurance"
-/// are the club's and the band's, not the user's own round. (The
-/// compound "the house insurance" names the user's own errand, and stays
-/// one.)
+/// (`held`) as the owner of its `errand`: within three words before it
+/// with "'s", or after it with "for" within three words after, unless
+/// the errand is a party ([`PARTIES`]): "Pay the club's insurance", "the
+/// band's public liability insurance", "Chase the insurance renewal for
+/// the hall" are the club's, the band's and the hall's, not the user's
+/// own round. (The compound "the house insurance" names the user's own
+/// errand, and stays one.)
 pub(super) fn owned_by_what_is_held(about: &str, held: &[String], errand: &str) -> bool {
+    use super::kind::{OBJECT_STARTS, listed};
     let lower = about.to_lowercase().replace('’', "'");
     let words: Vec<&str> = super::kind::plain_words(&lower).collect();
     let errand_words = super::whole_words(errand);
+    let is_held = |word: &str| super::whole_words(word).iter().any(|w| held.contains(w));
+    let is_errand = |word: &str| {
+        super::whole_words(word)
+            .iter()
+            .any(|w| errand_words.contains(w))
+    };
     words.iter().enumerate().any(|(i, word)| {
-        let Some(owner) = word.strip_suffix("'s") else {
-            return false;
-        };
-        super::whole_words(owner).iter().any(|w| held.contains(w))
-            && words[i + 1..].iter().take(3).any(|after| {
-                super::whole_words(after)
+        if let Some(owner) = word.strip_suffix("'s") {
+            return is_held(owner) && words[i + 1..].iter().take(3).any(|w| is_errand(w));
+        }
+        // "… for the hall": the errand's word, then "for" within three
+        // words, then the owner, after a determiner if one is written.
+        let owner = words[i + 1..]
+            .iter()
+            .take(3)
+            .position(|w| *w == "for")
+            .and_then(|at| {
+                let after: Vec<&str> = words[i + 2 + at..]
                     .iter()
-                    .any(|w| errand_words.contains(w))
-            })
+                    .copied()
+                    .skip_while(|w| listed(OBJECT_STARTS, w))
+                    .take(1)
+                    .collect();
+                after.first().copied()
+            });
+        is_errand(word) && !listed(PARTIES, word) && owner.is_some_and(is_held)
     })
 }
 
@@ -296,6 +360,29 @@ mod tests {
             Some("car")
         );
         assert_eq!(errand("Book the tyres in").as_deref(), Some("tyre"));
+        // Where a task puts its object is not what it is about, unless
+        // its object is an errand's or it has none.
+        assert_eq!(
+            errand("Try a longer retard in the fridge for the walnut loaf"),
+            None
+        );
+        assert_eq!(
+            errand("Put up the dipole between the chimney and the apple tree"),
+            None
+        );
+        assert_eq!(
+            errand("Put the milk in the fridge").as_deref(),
+            Some("milk")
+        );
+        assert_eq!(errand("Clean behind the fridge").as_deref(), Some("fridge"));
+        assert_eq!(
+            errand("Book the cat into the cattery for August").as_deref(),
+            Some("cattery")
+        );
+        assert_eq!(
+            errand("Book a table in the pub for Dad's birthday").as_deref(),
+            Some("birthday")
+        );
         assert_eq!(
             errand("Pick up the dry cleaning on Friday").as_deref(),
             Some("dry cleaning")

@@ -734,7 +734,7 @@ fn told_done_to_someone(text: &str) -> bool {
 const AMBIGUOUS_PAST: &str = "lost did";
 /// What an ambiguous past may be followed by when it reports the past
 /// ("left the keys…", "left for Berlin", "did my first…").
-const PREPOSITIONS: &str =
+pub(super) const PREPOSITIONS: &str =
     "to for at from with without on in by before after past early late home work";
 /// Prepositions of going somewhere or over something: after a past that
 /// opens a text they report as [`PREPOSITIONS`] do ("sailed round the
@@ -761,7 +761,7 @@ const NOT_PAST: &str = "hundred sacred naked wicked";
 /// ("recorded the intro", "finished two chapters"); before a bare noun it
 /// is as often an adjective ("inverted index compression…").
 /// A number written as a word ([`NUMBER_WORDS`]) opens one too.
-const OBJECT_STARTS: &str = "the a an our my his her their its your this that these those some \
+pub(super) const OBJECT_STARTS: &str = "the a an our my his her their its your this that these those some \
     all both every each another enough several extra mr mrs ms dr";
 /// Numbers written as words: they open an object ("finished two
 /// chapters", "borrowed twenty trestle tables"), and after a subject's
@@ -1386,12 +1386,14 @@ pub fn kind_of(text: &str) -> Kind {
     } else {
         after_bullets(&lower)
     };
-    // Who is in the household, or who someone is to the user, is told
-    // before any event rule reads "got" as a past ("we've got a baby
-    // girl").
+    // Who is in the household, who someone is to the user, or at what
+    // age the user did something, is told before any event rule reads
+    // "got" or "left" as a past ("we've got a baby girl", "I left school
+    // at sixteen").
     if ABOUT_ME.iter().any(|s| first.starts_with(s))
         || tells_who_the_family_are(first)
         || tells_who_someone_is(first)
+        || tells_an_age_in_the_users_life(first)
     {
         Kind::Preference
     } else if !told_as_done(plain_words(first).next().unwrap_or_default(), first)
@@ -1542,6 +1544,38 @@ fn tells_how_the_user_trained(first: &str) -> bool {
     }
     after_opening(first, &["i trained in ", "i trained at "]).is_some()
 }
+
+/// Whether `first` tells when in their life the user did something, by
+/// their age: "I went to sea at seventeen as an engine cadet", "I left
+/// school at sixteen", "I took up the cello aged fifty" — a fact of their
+/// life, as a span of it is. A number that may be an hour of the clock
+/// (up to twelve, or in digits) is a time: "I left at seven", "I got in
+/// at 23:10"; so is one told as such: "at twenty past".
+fn tells_an_age_in_the_users_life(first: &str) -> bool {
+    let words: Vec<&str> = plain_words(first).collect();
+    let ["i", verb, rest @ ..] = words.as_slice() else {
+        return false;
+    };
+    let an_age = |i: usize| {
+        let number = rest.get(i + 1).copied().unwrap_or_default();
+        let next = rest.get(i + 2).copied().unwrap_or_default();
+        match rest[i] {
+            "at" => {
+                is_number_word(number)
+                    && !listed(CLOCK_NUMBERS, number)
+                    && !listed(OF_THE_CLOCK, next)
+            }
+            "aged" => is_number(number) || is_number_word(number),
+            _ => false,
+        }
+    };
+    is_past(verb) && (0..rest.len()).any(an_age)
+}
+
+/// The numbers an hour of the clock is told in.
+const CLOCK_NUMBERS: &str = "one two three four five six seven eight nine ten eleven twelve";
+/// Words after a number that make it a time of day: "at twenty past".
+const OF_THE_CLOCK: &str = "past to minutes mins o'clock am pm hundred";
 
 /// The spans a part of the user's life is told in.
 const SPANS: &str = "year years month months decade decades";
@@ -2347,6 +2381,28 @@ mod tests {
             ),
         ] {
             assert_eq!(kind_of(text), kind, "{text}");
+        }
+    }
+
+    #[test]
+    fn an_age_in_the_users_life_is_a_fact_of_it() {
+        for fact in [
+            "I went to sea at seventeen as an engine cadet with P&O",
+            "I left school at sixteen",
+            "I took up the cello aged 50",
+        ] {
+            assert_eq!(kind_of(fact), Kind::Preference, "{fact}");
+        }
+        // An hour of the clock is a time, not an age.
+        for time in [
+            "I left at seven",
+            "I got the train at twenty past",
+            "I went to the party at nineteen minutes to nine",
+        ] {
+            assert!(
+                !tells_an_age_in_the_users_life(&time.to_lowercase()),
+                "{time}"
+            );
         }
     }
 

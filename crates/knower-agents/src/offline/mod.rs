@@ -41,15 +41,40 @@ fn words_as_written(text: &str) -> Vec<String> {
     words_of(text, CaseParts::Whole)
 }
 
+/// Nouns whose plural the stemmer does not bring to their singular's
+/// stem ("loaves" stems to "loav", "loaf" to "loaf"), each with its
+/// singular. Not those whose plural is another word as well ("leaves",
+/// "lives", "men").
+const IRREGULAR_PLURALS: &[(&str, &str)] = &[
+    ("loaves", "loaf"),
+    ("shelves", "shelf"),
+    ("halves", "half"),
+    ("knives", "knife"),
+    ("wolves", "wolf"),
+    ("calves", "calf"),
+    ("hooves", "hoof"),
+    ("scarves", "scarf"),
+    ("wives", "wife"),
+    ("thieves", "thief"),
+    ("children", "child"),
+    ("teeth", "tooth"),
+    ("feet", "foot"),
+    ("mice", "mouse"),
+    ("geese", "goose"),
+];
+
 /// The stem of each irregular past or participle ([`verbs::irregular_forms`])
 /// mapped to its base's stem: "ran" is "run", "wrote" is "write", as
 /// "booked" is "book" already, so that "Ran the whole ridge loop" shares a
-/// word with a running project's notes.
+/// word with a running project's notes. So is each irregular plural
+/// ([`IRREGULAR_PLURALS`]) to its singular's: "the walnut loaf" is one
+/// of the bakery's "three loaves".
 fn irregular_bases() -> &'static std::collections::HashMap<String, String> {
     static BASES: std::sync::OnceLock<std::collections::HashMap<String, String>> =
         std::sync::OnceLock::new();
     BASES.get_or_init(|| {
         verbs::irregular_forms()
+            .chain(IRREGULAR_PLURALS.iter().copied())
             .filter_map(|(form, base)| {
                 let form = words_as_written(form).pop()?;
                 let base = words_as_written(base).pop()?;
@@ -111,5 +136,14 @@ mod tests {
         }
         // Search's view is untouched.
         assert_eq!(index_words("Ran"), ["ran"]);
+    }
+
+    #[test]
+    fn routing_reads_an_irregular_plural_as_its_singular() {
+        assert_eq!(whole_words("Three loaves"), whole_words("three loaf"));
+        assert_eq!(whole_words("the shelves"), whole_words("a shelf"));
+        assert_eq!(whole_words("the children"), whole_words("a child"));
+        // Not a plural that is another word as well.
+        assert_ne!(whole_words("she leaves"), whole_words("a leaf"));
     }
 }
