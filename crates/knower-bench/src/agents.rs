@@ -1310,6 +1310,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round seventy-three's rules (c504147), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence256/sequence256.tsv",
+            "held out: work and a person's own projects, written on round seventy-four's rules (a1eb6f7), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence257/sequence257.tsv",
+            "held out: work and a person's own projects, written on round seventy-four's rules (a1eb6f7), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence258/sequence258.tsv",
+            "held out: work and a person's own projects, written on round seventy-four's rules (a1eb6f7), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence259/sequence259.tsv",
+            "held out: work and a person's own projects, written on round seventy-four's rules (a1eb6f7), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
