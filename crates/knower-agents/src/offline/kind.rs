@@ -295,6 +295,9 @@ const OBJECTS: &str = "everyone everybody everything it them him me us up out do
 /// The particles an imperative may take before its object, which a
 /// noun's preposition can be too ("work in the garden is…").
 const PARTICLES_BEFORE_AN_OBJECT: &str = "in through over round";
+/// The particles of a phrasal imperative that a preposition may follow:
+/// "weigh in at…", "sign up for…", "set off on…".
+const PARTICLES_BEFORE_A_PREPOSITION: &str = "in out up down off back";
 
 /// Whether `first` (the text, lower-case, from its first word) opens with
 /// an imperative and its object ("treat the cladding…", "send everyone
@@ -347,6 +350,16 @@ fn asks_for_something(first: &str) -> bool {
     if is_imperative_verb(verb)
         && listed(PARTICLES_BEFORE_AN_OBJECT, next)
         && listed(DETERMINERS, word(2))
+        && !has_a_verb(first, &words, 3, false)
+    {
+        return true;
+    }
+    // A particle of an imperative, then where or what for: "weigh in at
+    // the pharmacy", "sign up for the course", with no verb of its own
+    // after them.
+    if is_imperative_verb(verb)
+        && listed(PARTICLES_BEFORE_A_PREPOSITION, next)
+        && listed(AFTER_AN_IMPERATIVE, word(2))
         && !has_a_verb(first, &words, 3, false)
     {
         return true;
@@ -440,12 +453,26 @@ fn first_clause_len(first: &str) -> usize {
 /// `from` on, holds a finite verb: a form of "be" or "have", a modal, or
 /// a past; with `or_present`, a present in "-s" too (which a plural noun
 /// reads as as well).
+///
+/// A present right after a preposition or a determiner, or after a
+/// determiner and a word, or a preposition and "new", "more", "fresh" or
+/// "spare", is a noun: "apply to the Sport England fund for new gloves"
+/// (not after "that", as often a pronoun: "gave advice that helps", nor a
+/// preposition and any word: "compression with WAND gives a speedup").
 fn has_a_verb(first: &str, words: &[&str], from: usize, or_present: bool) -> bool {
     let clause = &words[..first_clause_len(first).min(words.len())];
-    clause
-        .iter()
-        .skip(from)
-        .any(|w| listed(NOT_A_PAST_VERB, w) || is_past(w) || (or_present && verbs::is_present_s(w)))
+    let a_noun_here = |i: usize| {
+        let back = |n: usize| i.checked_sub(n).map_or("", |at| clause[at]);
+        listed(PREPOSITIONS, back(1))
+            || listed(DETERMINERS, back(1))
+            || listed(DETERMINERS, back(2))
+            || (listed(PREPOSITIONS, back(2)) && listed(ANOTHER_OF_ITS_KIND, back(1)))
+    };
+    clause.iter().enumerate().skip(from).any(|(i, w)| {
+        listed(NOT_A_PAST_VERB, w)
+            || is_past(w)
+            || (or_present && verbs::is_present_s(w) && !a_noun_here(i))
+    })
 }
 
 /// The verbs in the present, modals and denials among them, that a
@@ -1110,6 +1137,9 @@ fn reports_the_past(first: &str) -> bool {
             || listed(OBJECT_STARTS, next)
             || is_number_word(next)
             || listed(PREPOSITIONS, next)
+            // A preposition of going too: "the new glass went into the
+            // vinery", "Chloe got into her first choice".
+            || listed(OF_GOING, next)
             || listed(AFTER_A_PAST, next)
             // (A pronoun as its contraction: "the auctioneer confirmed
             // he'll do it for free".)
@@ -1808,6 +1838,22 @@ mod tests {
             ("The API has three endpoints", Kind::Note),
             ("the redecided field", Kind::Note),
             ("Reserve a table for four", Kind::Task),
+            // A particle, then where or what for.
+            ("Weigh in at the pharmacy on Friday", Kind::Task),
+            ("Sign up for the winter league", Kind::Task),
+            // A present after a determiner or a preposition is a noun.
+            ("Apply to the Sport England fund for new gloves", Kind::Task),
+            // A subject's past before a preposition of going reports.
+            ("The new glass went into the vinery", Kind::Event),
+            ("Chloe got into her first choice of halls", Kind::Event),
+            (
+                "The second test load went through with 300 fewer duplicates",
+                Kind::Event,
+            ),
+            (
+                "The path through the wood runs along the stream",
+                Kind::Note,
+            ),
             // A count in words opens a past's object, past ten too.
             ("Potted fifteen cuttings for the plant stall", Kind::Event),
             ("Sanded twelve boards before lunch", Kind::Event),
