@@ -261,20 +261,18 @@ pub(super) fn owned_by_what_is_held(about: &str, held: &[String], errand: &str) 
         }
         // "… for the hall": the errand's word, then "for" within three
         // words, then the owner, after a determiner if one is written.
-        let owner = words[i + 1..]
-            .iter()
-            .take(3)
-            .position(|w| *w == "for")
-            .and_then(|at| {
-                let after: Vec<&str> = words[i + 2 + at..]
-                    .iter()
-                    .copied()
-                    .skip_while(|w| listed(OBJECT_STARTS, w))
-                    .take(1)
-                    .collect();
-                after.first().copied()
-            });
-        is_errand(word) && !listed(PARTIES, word) && owner.is_some_and(is_held)
+        is_errand(word)
+            && !listed(PARTIES, word)
+            && words[i + 1..]
+                .iter()
+                .take(3)
+                .position(|w| *w == "for")
+                .and_then(|at| {
+                    words[i + 2 + at..]
+                        .iter()
+                        .find(|w| !listed(OBJECT_STARTS, w))
+                })
+                .is_some_and(|owner| is_held(owner))
     })
 }
 

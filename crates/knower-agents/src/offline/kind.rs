@@ -1590,11 +1590,7 @@ fn tells_an_age_in_the_users_life(first: &str) -> bool {
         let number = rest.get(i + 1).copied().unwrap_or_default();
         let next = rest.get(i + 2).copied().unwrap_or_default();
         match rest[i] {
-            "at" => {
-                is_number_word(number)
-                    && !listed(CLOCK_NUMBERS, number)
-                    && !listed(OF_THE_CLOCK, next)
-            }
+            "at" => is_number_word(number) && !is_an_hour(number) && !listed(OF_THE_CLOCK, next),
             "aged" => is_number(number) || is_number_word(number),
             _ => false,
         }
@@ -1602,8 +1598,11 @@ fn tells_an_age_in_the_users_life(first: &str) -> bool {
     is_past(verb) && (0..rest.len()).any(an_age)
 }
 
-/// The numbers an hour of the clock is told in.
-const CLOCK_NUMBERS: &str = "one two three four five six seven eight nine ten eleven twelve";
+/// Whether `word` is a number an hour of the clock is told in: one of
+/// the first twelve of [`NUMBER_WORDS`].
+fn is_an_hour(word: &str) -> bool {
+    NUMBER_WORDS.split_whitespace().take(12).any(|w| w == word)
+}
 /// Words after a number that make it a time of day: "at twenty past".
 const OF_THE_CLOCK: &str = "past to minutes mins o'clock am pm hundred";
 
