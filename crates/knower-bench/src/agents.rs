@@ -1330,6 +1330,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round seventy-four's rules (a1eb6f7), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence260/sequence260.tsv",
+            "held out: work and a person's own projects, written on round seventy-five's rules (960e97a), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence261/sequence261.tsv",
+            "held out: work and a person's own projects, written on round seventy-five's rules (960e97a), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence262/sequence262.tsv",
+            "held out: work and a person's own projects, written on round seventy-five's rules (960e97a), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence263/sequence263.tsv",
+            "held out: work and a person's own projects, written on round seventy-five's rules (960e97a), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
