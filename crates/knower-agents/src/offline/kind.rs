@@ -1424,6 +1424,7 @@ pub fn kind_of(text: &str) -> Kind {
         || tells_who_the_family_are(first)
         || tells_who_someone_is(first)
         || tells_an_age_in_the_users_life(first)
+        || tells_who_the_user_was_before(first)
     {
         Kind::Preference
     } else if !told_as_done(plain_words(first).next().unwrap_or_default(), first)
@@ -1577,23 +1578,36 @@ fn tells_how_the_user_trained(first: &str) -> bool {
 
 /// Whether `first` tells when in their life the user did something, by
 /// their age: "I went to sea at seventeen as an engine cadet", "I left
-/// school at sixteen", "I took up the cello aged fifty" — a fact of their
-/// life, as a span of it is. A number that may be an hour of the clock
-/// (up to twelve, or in digits) is a time: "I left at seven", "I got in
-/// at 23:10"; so is one told as such: "at twenty past".
+/// school at sixteen", "I took up the cello aged fifty", "I started in
+/// care as a sixteen year old volunteer", "I moved here when I was
+/// eight" — a fact of their life, as a span of it is. A number that may
+/// be an hour of the clock (up to twelve, or in digits) after "at" is a
+/// time: "I left at seven", "I got in at 23:10"; so is one told as such:
+/// "at twenty past".
 fn tells_an_age_in_the_users_life(first: &str) -> bool {
     let words: Vec<&str> = plain_words(first).collect();
     let ["i", verb, rest @ ..] = words.as_slice() else {
         return false;
     };
-    let an_age = |i: usize| {
-        let number = rest.get(i + 1).copied().unwrap_or_default();
-        let next = rest.get(i + 2).copied().unwrap_or_default();
-        match rest[i] {
-            "at" => is_number_word(number) && !is_an_hour(number) && !listed(OF_THE_CLOCK, next),
-            "aged" => is_number(number) || is_number_word(number),
-            _ => false,
+    let word = |i: usize| rest.get(i).copied().unwrap_or_default();
+    let a_count = |w: &str| is_number(w) || is_number_word(w);
+    let an_age = |i: usize| match rest[i] {
+        "at" => {
+            is_number_word(word(i + 1))
+                && !is_an_hour(word(i + 1))
+                && !listed(OF_THE_CLOCK, word(i + 2))
         }
+        "aged" => a_count(word(i + 1)),
+        // Who the user was then: "as a sixteen year old", "as a
+        // sixteen-year-old" (an age whatever the number).
+        "as" => {
+            listed("a an", word(i + 1))
+                && (word(i + 2).strip_suffix("-year-old").is_some_and(a_count)
+                    || (a_count(word(i + 2)) && word(i + 3) == "year" && word(i + 4) == "old"))
+        }
+        // When they were that old: "when I was eight".
+        "when" => word(i + 1) == "i" && word(i + 2) == "was" && a_count(word(i + 3)),
+        _ => false,
     };
     is_past(verb) && (0..rest.len()).any(an_age)
 }
@@ -1690,6 +1704,36 @@ fn after_opening<'a>(first: &'a str, openings: &[&str]) -> Option<&'a str> {
     openings
         .iter()
         .find_map(|opening| first.strip_prefix(opening))
+}
+
+/// Whether `first` tells what the user was before a later part of their
+/// life, as a span of it is told ("I was a civil engineer for forty
+/// years"): "I was a chemistry teacher before I started brewing", "I was
+/// a bank manager before I moved into schools", "I was an aircraft
+/// fitter in the RAF before turbines". What comes after "before" is a
+/// part of their life: "I" and a past, or a bare plural; not a day's
+/// time ("I was a wreck before the exam", "…before lunch"). "A bit" or
+/// "a little" tells how, not who ("I was a bit late before I…").
+fn tells_who_the_user_was_before(first: &str) -> bool {
+    let Some(rest) = first.strip_prefix("i was ") else {
+        return false;
+    };
+    let words: Vec<&str> = plain_words(rest).collect();
+    let word = |i: usize| words.get(i).copied().unwrap_or_default();
+    if !listed("a an", word(0)) || listed("bit little lot few", word(1)) {
+        return false;
+    }
+    let clause = first_clause_len(rest).min(words.len());
+    (2..clause).any(|i| {
+        let after = word(i + 1);
+        word(i) == "before"
+            && ((after == "i" && is_past(word(i + 2)))
+                || (after.len() > 3
+                    && after.ends_with('s')
+                    && !after.ends_with("ss")
+                    && object_word(&after)
+                    && !listed(DETERMINERS, after)))
+    })
 }
 
 /// Whether `first` tells who someone is to the user: "Maya is my deaf
@@ -2232,6 +2276,17 @@ mod tests {
             // Who the user was for a span of their life, and what they
             // trained as.
             ("I was a civil engineer for forty years", Kind::Preference),
+            // …and who they were before a later part of it.
+            (
+                "I was a chemistry teacher before I started brewing",
+                Kind::Preference,
+            ),
+            (
+                "I was an aircraft fitter in the RAF before turbines",
+                Kind::Preference,
+            ),
+            ("I was a wreck before the exam", Kind::Note),
+            ("I was a bit late before I found the room", Kind::Note),
             (
                 "I was head of St Mary's for fourteen years",
                 Kind::Preference,
@@ -2435,6 +2490,9 @@ mod tests {
             "I went to sea at seventeen as an engine cadet with P&O",
             "I left school at sixteen",
             "I took up the cello aged 50",
+            "I started in care as a sixteen year old volunteer",
+            "I went to Lourdes as a ten-year-old",
+            "I moved to Leeds when I was eight",
         ] {
             assert_eq!(kind_of(fact), Kind::Preference, "{fact}");
         }
@@ -2443,6 +2501,10 @@ mod tests {
             "I left at seven",
             "I got the train at twenty past",
             "I went to the party at nineteen minutes to nine",
+            // Nor is anyone else's age, nor the user's time "when".
+            "I taught a sixteen year old to reverse",
+            "I ran it as a five-a-side",
+            "I rang when I was ready",
         ] {
             assert!(
                 !tells_an_age_in_the_users_life(&time.to_lowercase()),
