@@ -1350,6 +1350,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round seventy-five's rules (960e97a), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence264/sequence264.tsv",
+            "held out: work and a person's own projects, written on round seventy-six's rules (cd6a27f), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence265/sequence265.tsv",
+            "held out: work and a person's own projects, written on round seventy-six's rules (cd6a27f), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence266/sequence266.tsv",
+            "held out: work and a person's own projects, written on round seventy-six's rules (cd6a27f), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence267/sequence267.tsv",
+            "held out: work and a person's own projects, written on round seventy-six's rules (cd6a27f), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
