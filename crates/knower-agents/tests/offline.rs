@@ -1369,6 +1369,21 @@ fn a_common_word_one_project_holds_is_a_weak_tie() {
         "{}",
         range.reasoning
     );
+    // A sign language course's "test" is no tie to the optician's.
+    let bsl = "# BSL Level 2\n\nLearning British Sign Language at night class.\n";
+    let passed = "# Changelog\n\n- Passed the receptive skills test\n";
+    fx.add_notes(&[
+        ("projects/bsl/description.md", bsl),
+        ("projects/bsl/changelog.md", passed),
+    ]);
+    let sight =
+        knower_agents::route(&fx.vault, &fx.index, "Book a sight test at the optician").unwrap();
+    assert_eq!(
+        sight.destination.as_deref(),
+        Some("tasks.md"),
+        "{}",
+        sight.reasoning
+    );
 
     // Nor is an errand's word where a task sends the project's own
     // things: the competition's boards go to the council, which does not

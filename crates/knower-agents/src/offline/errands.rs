@@ -60,6 +60,7 @@ const PHRASES: &[&str] = &[
     "water bill",
     "post office",
     "eye test",
+    "sight test",
     "flu jab",
     "contact lenses",
     "my glasses",
@@ -390,6 +391,12 @@ mod tests {
             Some("birthday")
         );
         assert_eq!(errand("Order a new clutch cable and the gasket set"), None);
+        // A test is an exam's, unless the optician's in either words.
+        assert_eq!(
+            errand("Book a sight test at the optician").as_deref(),
+            Some("sight test")
+        );
+        assert_eq!(errand("Book the theory test"), None);
         // A word whose stem is another word counts only as written.
         assert_eq!(errand("Pay for parking").as_deref(), Some("parking"));
         assert_eq!(errand("Walk round the retail park"), None);
