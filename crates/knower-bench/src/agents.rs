@@ -1370,6 +1370,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round seventy-six's rules (cd6a27f), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence268/sequence268.tsv",
+            "held out: work and a person's own projects, written on round seventy-seven's rules (ef47095), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence269/sequence269.tsv",
+            "held out: work and a person's own projects, written on round seventy-seven's rules (ef47095), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence270/sequence270.tsv",
+            "held out: work and a person's own projects, written on round seventy-seven's rules (ef47095), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence271/sequence271.tsv",
+            "held out: work and a person's own projects, written on round seventy-seven's rules (ef47095), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
