@@ -904,6 +904,38 @@ fn vague_referential_and_personal_notes_are_asked_about_or_go_to_the_profile() {
 }
 
 #[test]
+fn a_reply_to_something_unsaid_is_asked_about_whatever_word_it_shares() {
+    let fx = Fixture::new();
+    let pottery =
+        "# Pottery\n\nThrowing on the wheel on my free evenings: fine clay, long firings.\n";
+    fx.add_notes(&[("projects/pottery/description.md", pottery)]);
+    for text in [
+        "Fine, as long as it's soon",
+        "That's fine by me",
+        "Whoever's free",
+    ] {
+        let decided = knower_agents::route(&fx.vault, &fx.index, text).unwrap();
+        assert_eq!(decided.destination, None, "{text}: {}", decided.reasoning);
+        assert!(
+            decided
+                .reasoning
+                .contains("answers something it does not say"),
+            "{text}: {}",
+            decided.reasoning
+        );
+    }
+    // The same words, telling something of their own, still place it.
+    let told =
+        knower_agents::route(&fx.vault, &fx.index, "Fine clay cracks in a long firing").unwrap();
+    assert_eq!(
+        told.destination.as_deref(),
+        Some("projects/pottery/state.md"),
+        "{}",
+        told.reasoning
+    );
+}
+
+#[test]
 fn confidence_is_a_share_that_does_not_drift_as_the_vault_grows() {
     let fx = Fixture::new();
     let text = "Map tiles render slowly on the geocoding pages";

@@ -410,6 +410,36 @@ fn only_done_to_a_pronoun(text: &str, words: &[String]) -> Option<String> {
     })
 }
 
+/// Words that answer what someone else said: "Fine, as long as it's
+/// soon", "Sure, go ahead", "Right, whatever works".
+const REPLIES: &str = "fine ok okay sure yes yeah no right hmm fair agreed alright";
+
+/// How a note opens when it answers something it does not say: a reply
+/// word alone, before a comma, or before "by" or "enough" ("Fine by
+/// me", "Fair enough"); or, as its subject, a pronoun for what was said
+/// ("That's fine by me", "Whoever's free"). `None` for a pronoun that is
+/// a determiner ("This week's shifts…") or a reply word that opens a
+/// statement ("No rush on the tiles", "Right hand drive only").
+fn answers_what_is_unsaid(lower: &str) -> Option<&str> {
+    let words: Vec<&str> = plain_words(lower).collect();
+    let (first, next) = (words.first().copied()?, words.get(1).copied());
+    let opening = &lower[..lower.find(first)? + first.len()];
+    let after = lower[opening.len()..].trim_start();
+    let a_reply = listed(REPLIES, first)
+        && (next.is_none()
+            || after.starts_with(',')
+            || next.is_some_and(|w| listed("by enough", w)));
+    let a_pronoun = listed("that's whoever whoever's whatever whatever's", first)
+        || (listed("that this", first)
+            && next.is_some_and(|w| {
+                listed(
+                    "is was sounds works should will would could went seems looks one",
+                    w,
+                )
+            }));
+    (a_reply || a_pronoun).then_some(opening)
+}
+
 /// The prepositions a feeling takes its object by: "worried about it",
 /// "fed up with them", "keen on it", "sick of it", "allergic to it".
 const FEELING_PREPOSITIONS: &str = "about with on of to";
@@ -1082,6 +1112,19 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         ));
         return Ok(inbox(kind, why, options));
     }
+    // A reply to something unsaid that names nothing of its own: the
+    // everyday words left ("fine", "free", "long") tie it to no project,
+    // however close a project's notes come in meaning.
+    if kind == Kind::Note
+        && named.is_empty()
+        && words.iter().all(|w| super::common::is_common(w))
+        && let Some(opening) = answers_what_is_unsaid(&lower)
+    {
+        why.push(format!(
+            "It answers something it does not say (“{opening}”) and names nothing of its own, so I cannot tell where it belongs."
+        ));
+        return Ok(inbox(kind, why, options));
+    }
     // Options weighed are a question for the user, whichever they name.
     if weighs_options(&lower) {
         why.push(
@@ -1732,6 +1775,30 @@ mod tests {
         assert_eq!(done("Leave it to soak overnight"), None);
         assert_eq!(done("Paint them white"), None);
         assert_eq!(done("Let's leave the hedge for now"), None);
+    }
+
+    #[test]
+    fn a_reply_opens_with_its_word_or_a_pronoun_for_what_was_said() {
+        for (text, opening) in [
+            ("fine, as long as it's soon", "fine"),
+            ("fine by me", "fine"),
+            ("fair enough", "fair"),
+            ("sure", "sure"),
+            ("that's fine by me", "that's"),
+            ("whoever's free", "whoever's"),
+            ("that sounds right to me", "that"),
+        ] {
+            assert_eq!(answers_what_is_unsaid(text), Some(opening), "{text}");
+        }
+        for text in [
+            "fine sand on the top layer",
+            "no rush on the tiles",
+            "right hand drive only",
+            "this week's shifts are long",
+            "that van is free on sundays",
+        ] {
+            assert_eq!(answers_what_is_unsaid(text), None, "{text}");
+        }
     }
 
     #[test]
