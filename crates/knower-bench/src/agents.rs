@@ -1390,6 +1390,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round seventy-seven's rules (ef47095), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence272/sequence272.tsv",
+            "held out: work and a person's own projects, written on round seventy-eight's rules (ec2e2be), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence273/sequence273.tsv",
+            "held out: work and a person's own projects, written on round seventy-eight's rules (ec2e2be), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence274/sequence274.tsv",
+            "held out: work and a person's own projects, written on round seventy-eight's rules (ec2e2be), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence275/sequence275.tsv",
+            "held out: work and a person's own projects, written on round seventy-eight's rules (ec2e2be), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
