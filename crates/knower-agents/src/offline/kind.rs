@@ -1008,8 +1008,13 @@ fn reports_the_past(first: &str) -> bool {
             // delivered this afternoon"), not a fact of long ago ("the
             // house was built in 1930"). A decision passed on is news
             // whenever it was made: "the second paper was accepted by
-            // MNRAS", "the bid was turned down".
-            if listed(DECIDED, then) || (then == "turned" && word(i + 2) == "down") {
+            // MNRAS", "the bid was turned down". So is a thing done to
+            // the subject with a particle, a piece of work gone through:
+            // "the old boiler was cut out", "the units were ripped out",
+            // "the garage door was bricked up" (not a participle that
+            // tells how the subject is: "the carpet was worn out").
+            if listed(DECIDED, then) || (listed(DONE_WITH, word(i + 2)) && !listed(HOW_IT_IS, then))
+            {
                 return true;
             }
             verb_at = recent.then_some(i + 1);
@@ -1203,6 +1208,13 @@ const DESCRIBED_AFTER: &str = "the a an our their his her its";
 /// The participles of a decision passed on to someone ("the bid was
 /// accepted").
 const DECIDED: &str = "accepted approved rejected refused granted awarded shortlisted";
+/// The particles of a piece of work done to a subject in the passive
+/// ("was cut out", "was taken away", "was bricked up").
+const DONE_WITH: &str = "out away down up off";
+/// Participles that with such a particle tell how a subject is, not what
+/// was done to it: "worn out", "fed up", "sold out", "laid out".
+const HOW_IT_IS: &str =
+    "worn tired stressed freaked burnt burned fed washed spaced laid made mixed messed sold backed";
 /// The verbs that pass on what someone said.
 const REPORTING: &str = "says said tells told writes wrote reckons";
 
@@ -1580,14 +1592,20 @@ fn tells_how_the_user_trained(first: &str) -> bool {
 /// their age: "I went to sea at seventeen as an engine cadet", "I left
 /// school at sixteen", "I took up the cello aged fifty", "I started in
 /// care as a sixteen year old volunteer", "I moved here when I was
-/// eight" — a fact of their life, as a span of it is. A number that may
+/// eight", "I've never eaten meat, not even as a child" — a fact of
+/// their life, as a span of it is. A number that may
 /// be an hour of the clock (up to twelve, or in digits) after "at" is a
 /// time: "I left at seven", "I got in at 23:10"; so is one told as such:
 /// "at twenty past".
 fn tells_an_age_in_the_users_life(first: &str) -> bool {
     let words: Vec<&str> = plain_words(first).collect();
-    let ["i", verb, rest @ ..] = words.as_slice() else {
-        return false;
+    // A past, or what the user has never or always done: "I've never
+    // eaten meat, not even as a child".
+    let (verb, rest) = match words.as_slice() {
+        ["i" | "i've", "never" | "always", verb, rest @ ..] => (*verb, rest),
+        ["i", "have", "never" | "always", verb, rest @ ..] => (*verb, rest),
+        ["i", verb, rest @ ..] => (*verb, rest),
+        _ => return false,
     };
     let word = |i: usize| rest.get(i).copied().unwrap_or_default();
     let a_count = |w: &str| is_number(w) || is_number_word(w);
@@ -1599,18 +1617,22 @@ fn tells_an_age_in_the_users_life(first: &str) -> bool {
         }
         "aged" => a_count(word(i + 1)),
         // Who the user was then: "as a sixteen year old", "as a
-        // sixteen-year-old" (an age whatever the number).
+        // sixteen-year-old" (an age whatever the number), "as a child".
         "as" => {
             listed("a an", word(i + 1))
                 && (word(i + 2).strip_suffix("-year-old").is_some_and(a_count)
-                    || (a_count(word(i + 2)) && word(i + 3) == "year" && word(i + 4) == "old"))
+                    || (a_count(word(i + 2)) && word(i + 3) == "year" && word(i + 4) == "old")
+                    || listed(AGES_OF_LIFE, word(i + 2)))
         }
         // When they were that old: "when I was eight".
         "when" => word(i + 1) == "i" && word(i + 2) == "was" && a_count(word(i + 3)),
         _ => false,
     };
-    is_past(verb) && (0..rest.len()).any(an_age)
+    (is_past(verb) || verbs::is_participle(verb)) && (0..rest.len()).any(an_age)
 }
+
+/// The ages of a life told by who one was then: "as a child".
+const AGES_OF_LIFE: &str = "child kid toddler baby boy girl teenager teen";
 
 /// Whether `word` is a number an hour of the clock is told in: one of
 /// the first twelve of [`NUMBER_WORDS`].
@@ -2448,6 +2470,11 @@ mod tests {
             // A decision passed on is news, whenever it was made.
             ("The second paper was accepted by MNRAS", Kind::Event),
             ("The Garfield Weston bid was turned down", Kind::Event),
+            // A piece of work done to the subject, told with a particle.
+            ("The old boiler was cut out and taken away", Kind::Event),
+            ("The garage door was bricked up", Kind::Event),
+            ("The carpet on the stairs was worn out", Kind::Note),
+            ("The whole team was fed up with the delays", Kind::Note),
             ("The house was built in 1930", Kind::Note),
             // What a past tells of a thing ("it's") reports.
             ("The memory clinic confirmed it's Alzheimer's", Kind::Event),
@@ -2493,6 +2520,8 @@ mod tests {
             "I started in care as a sixteen year old volunteer",
             "I went to Lourdes as a ten-year-old",
             "I moved to Leeds when I was eight",
+            "I've never eaten meat, not even as a child",
+            "I lived in Lagos as a boy",
         ] {
             assert_eq!(kind_of(fact), Kind::Preference, "{fact}");
         }
@@ -2505,6 +2534,8 @@ mod tests {
             "I taught a sixteen year old to reverse",
             "I ran it as a five-a-side",
             "I rang when I was ready",
+            "I've never seen the hall this full",
+            "I taught her as a favour",
         ] {
             assert!(
                 !tells_an_age_in_the_users_life(&time.to_lowercase()),
