@@ -807,6 +807,11 @@ fn is_number_word(word: &str) -> bool {
             .split_once('-')
             .is_some_and(|(tens, units)| listed_number(tens) && listed_number(units))
 }
+/// Whether `word` is a count, in digits or in words: "16", "sixteen",
+/// "twenty-eight".
+fn is_a_count(word: &str) -> bool {
+    is_number(word) || is_number_word(word)
+}
 /// Whether `word` opens a verb's object: a determiner or a title before a
 /// name of [`OBJECT_STARTS`] ("interviewed Mrs Hartley"), a number of
 /// [`NUMBER_WORDS`], or someone's ("found Zofia's record", "tested
@@ -1608,24 +1613,25 @@ fn tells_an_age_in_the_users_life(first: &str) -> bool {
         _ => return false,
     };
     let word = |i: usize| rest.get(i).copied().unwrap_or_default();
-    let a_count = |w: &str| is_number(w) || is_number_word(w);
     let an_age = |i: usize| match rest[i] {
         "at" => {
             is_number_word(word(i + 1))
                 && !is_an_hour(word(i + 1))
                 && !listed(OF_THE_CLOCK, word(i + 2))
         }
-        "aged" => a_count(word(i + 1)),
+        "aged" => is_a_count(word(i + 1)),
         // Who the user was then: "as a sixteen year old", "as a
         // sixteen-year-old" (an age whatever the number), "as a child".
         "as" => {
             listed("a an", word(i + 1))
-                && (word(i + 2).strip_suffix("-year-old").is_some_and(a_count)
-                    || (a_count(word(i + 2)) && word(i + 3) == "year" && word(i + 4) == "old")
+                && (word(i + 2)
+                    .strip_suffix("-year-old")
+                    .is_some_and(is_a_count)
+                    || (is_a_count(word(i + 2)) && word(i + 3) == "year" && word(i + 4) == "old")
                     || listed(AGES_OF_LIFE, word(i + 2)))
         }
         // When they were that old: "when I was eight".
-        "when" => word(i + 1) == "i" && word(i + 2) == "was" && a_count(word(i + 3)),
+        "when" => word(i + 1) == "i" && word(i + 2) == "was" && is_a_count(word(i + 3)),
         _ => false,
     };
     (is_past(verb) || verbs::is_participle(verb)) && (0..rest.len()).any(an_age)
@@ -1680,15 +1686,10 @@ fn tells_how_long_the_user_has(first: &str) -> bool {
     (1..=5).any(|i| match word(i) {
         "for" => {
             let count = word(i + 1);
-            (is_number(count) || is_number_word(count) || listed("a many several", count))
-                && listed(SPANS, word(i + 2))
+            (is_a_count(count) || listed("a many several", count)) && listed(SPANS, word(i + 2))
         }
         // Up to an age: "I played hooker for Neath until I was twenty-eight".
-        "until" => {
-            word(i + 1) == "i"
-                && word(i + 2) == "was"
-                && (is_number(word(i + 3)) || is_number_word(word(i + 3)))
-        }
+        "until" => word(i + 1) == "i" && word(i + 2) == "was" && is_a_count(word(i + 3)),
         "since" => {
             (word(i + 1).len() == 4 && is_number(word(i + 1)))
                 || word(i + 1) == "i"
