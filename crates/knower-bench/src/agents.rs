@@ -1410,6 +1410,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round seventy-eight's rules (ec2e2be), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence276/sequence276.tsv",
+            "held out: work and a person's own projects, written on round seventy-nine's rules (24093bb), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence277/sequence277.tsv",
+            "held out: work and a person's own projects, written on round seventy-nine's rules (24093bb), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence278/sequence278.tsv",
+            "held out: work and a person's own projects, written on round seventy-nine's rules (24093bb), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence279/sequence279.tsv",
+            "held out: work and a person's own projects, written on round seventy-nine's rules (24093bb), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
