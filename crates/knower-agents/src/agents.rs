@@ -35,6 +35,8 @@ pub struct Agents {
     pub(crate) index: Arc<Index>,
     pub(crate) engine: Engine,
     pub(crate) settings: Settings,
+    /// A fixed "now" for every date the agents write, when set (see [`Agents::at`]).
+    clock: Option<jiff::Timestamp>,
 }
 
 impl Agents {
@@ -60,7 +62,34 @@ impl Agents {
             index,
             engine,
             settings,
+            clock: None,
         }
+    }
+
+    /// These agents with a fixed clock: every date they write into the
+    /// vault is this one's. Filed lines carry their date, and the date is
+    /// part of the text that is searched and embedded, so a benchmark that
+    /// must give the same figures on any day pins it here.
+    pub fn at(mut self, now: jiff::Timestamp) -> Agents {
+        self.clock = Some(now);
+        self
+    }
+
+    fn clock(&self) -> jiff::Zoned {
+        match self.clock {
+            Some(now) => now.to_zoned(jiff::tz::TimeZone::system()),
+            None => jiff::Zoned::now(),
+        }
+    }
+
+    /// The day filed lines are dated with, `2026-11-29`.
+    pub(crate) fn today(&self) -> String {
+        self.clock().strftime("%Y-%m-%d").to_string()
+    }
+
+    /// The minute an update is received, `2026-11-29 14:03`.
+    pub(crate) fn now_text(&self) -> String {
+        self.clock().strftime("%Y-%m-%d %H:%M").to_string()
     }
 
     /// The model, when one is configured (other features use it too).

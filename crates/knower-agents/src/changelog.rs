@@ -14,21 +14,13 @@ impl Agents {
     pub(crate) fn log_to_changelog(&self, batch: &mut Batch, report: &UpdateReport) -> Result<()> {
         let entry = format!(
             "- {}: {} [{}]\n",
-            today(),
+            self.today(),
             one_line(&report.summary),
             report.id
         );
         batch.append(CHANGELOG, &entry, Position::Top)?;
         Ok(())
     }
-}
-
-pub(crate) fn today() -> String {
-    jiff::Zoned::now().strftime("%Y-%m-%d").to_string()
-}
-
-pub(crate) fn now() -> String {
-    jiff::Zoned::now().strftime("%Y-%m-%d %H:%M").to_string()
 }
 
 /// `update-20261122-140312-3fa9`: sortable, and unique enough for one person.

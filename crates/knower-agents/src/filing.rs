@@ -4,7 +4,6 @@
 use knower_vault::{Batch, Position, VaultPath};
 
 use crate::agents::Agents;
-use crate::changelog::today;
 use crate::error::Result;
 use crate::offline::Kind;
 use crate::payload::Payload;
@@ -21,7 +20,7 @@ impl Agents {
         kind: Kind,
         payload: &Payload,
     ) -> Result<Vec<String>> {
-        let day = today();
+        let day = self.today();
         let own_note = destination.ends_with('/');
         let destination = if own_note {
             // A folder: a new note of its own.

@@ -39,7 +39,6 @@ fn a_note_naming_a_project_lands_in_that_project() {
     assert!(reason.contains("Named in the text: atlas"), "{reason}");
 }
 
-/// The reasoning the offline engine journaled with its last change.
 /// The answers an inbox decision offers, best first.
 fn offered(decision: &knower_agents::Decision) -> Vec<&str> {
     decision
@@ -49,6 +48,7 @@ fn offered(decision: &knower_agents::Decision) -> Vec<&str> {
         .collect()
 }
 
+/// The reasoning the offline engine journaled with its last change.
 fn last_offline_reason(fx: &Fixture) -> String {
     fx.vault
         .log()
@@ -78,6 +78,27 @@ fn content_routes_when_no_project_is_named_and_events_go_to_the_changelog() {
         changelog.contains("Postgres 17 next month\n"),
         "{changelog}"
     );
+}
+
+#[test]
+fn agents_at_a_fixed_clock_date_everything_they_write_with_it() {
+    let fx = Fixture::new();
+    // Noon UTC stays the same day in every time zone the machine may be in.
+    let leap_day: jiff::Timestamp = "2020-02-29T12:00:00Z".parse().unwrap();
+    let agents = fx.offline().at(leap_day);
+    let report = agents
+        .update(Payload::text(
+            "We decided to move the PostGIS tiles database to Postgres 17 next month",
+        ))
+        .unwrap();
+    assert_eq!(report.changed, ["projects/atlas/changelog.md"]);
+    let changelog = fx.read("projects/atlas/changelog.md");
+    assert!(
+        changelog.contains("- 2020-02-29: We decided to move the PostGIS"),
+        "{changelog}"
+    );
+    let entries = fx.changelog_entries();
+    assert!(entries[0].starts_with("- 2020-02-29: "), "{entries:?}");
 }
 
 #[test]

@@ -1550,6 +1550,11 @@ fn walk(dir: &Path) -> Result<Vec<std::path::PathBuf>, String> {
     Ok(out)
 }
 
+/// The moment every routing run files at. Filed lines carry their date and
+/// the model embeds it with them, so without one fixed day a run with
+/// meaning could differ from the same build's run on another day.
+const ROUTING_CLOCK: &str = "2026-06-15T12:00:00Z";
+
 fn routing(file: &str, run: Run) -> Result<Vec<Decided>, String> {
     let temp = tempfile::TempDir::new().map_err(|e| e.to_string())?;
     let (vault, index) = fixture_vault(temp.path(), &fixture_of(file))?;
@@ -1558,7 +1563,8 @@ fn routing(file: &str, run: Run) -> Result<Vec<Decided>, String> {
         index.clone(),
         Engine::Offline,
         Settings::default(),
-    );
+    )
+    .at(ROUTING_CLOCK.parse().expect("a timestamp"));
     let mut decided = Vec::new();
     for (label, text) in labelled(file)? {
         let text = text.as_str();

@@ -5,7 +5,6 @@ use knower_llm::Llm;
 use knower_llm::chat::ChatMessage;
 
 use crate::agents::Agents;
-use crate::changelog::today;
 use crate::citations::check_citations;
 use crate::context;
 use crate::error::{Error, Result};
@@ -64,7 +63,7 @@ impl Agents {
             "{}\n\n# The vault\n\n{}Today is {}.",
             prompt.text,
             context::startup(&self.vault),
-            today()
+            self.today()
         )
     }
 }

@@ -9,7 +9,6 @@ use knower_vault::Position;
 use serde::Deserialize;
 
 use crate::agents::Agents;
-use crate::changelog::{now, today};
 use crate::error::Result;
 use crate::filing::free_path;
 use crate::inbox::{self, Choice, INBOX, InboxItem};
@@ -49,14 +48,14 @@ impl Agents {
         let (stored, _) = self.vault.batch(&author, |batch| {
             let mut stored = Vec::new();
             for attachment in &original.attachments {
-                let name = format!("{}-{}", today(), attachment.name);
+                let name = format!("{}-{}", self.today(), attachment.name);
                 let path = free_path(batch, "bucket/attachments", &name, &attachment.bytes)?;
                 batch.write_bytes(&path, &attachment.bytes)?;
                 stored.push((path, attachment));
             }
             Ok(stored)
         })?;
-        let mut message = format!("Update {id}, received {}.\n\n", now());
+        let mut message = format!("Update {id}, received {}.\n\n", self.now_text());
         if let Some(item) = &item {
             message.push_str(&format!(
                 "This is the user's answer to inbox item `{}`. The item's review.md:\n\n{}\n\n\
@@ -216,7 +215,7 @@ impl Agents {
             Some(item) => {
                 let note = format!(
                     "## Still not filed ({})\n\nYour answer did not settle it: {}\n",
-                    today(),
+                    self.today(),
                     reasoning.trim()
                 );
                 self.vault.append(
@@ -235,7 +234,7 @@ impl Agents {
                         reasoning,
                         choices,
                         &report.engine,
-                        &today(),
+                        &self.today(),
                     ))
                 })?;
                 let id = created?;

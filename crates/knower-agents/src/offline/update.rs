@@ -3,7 +3,6 @@
 //! user's answer to an inbox item.
 
 use crate::agents::{Agents, OFFLINE};
-use crate::changelog::today;
 use crate::error::{Error, Result};
 use crate::inbox::{self, INBOX, InboxItem};
 use knower_vault::Batch;
@@ -56,7 +55,7 @@ impl Agents {
                     &decision.reasoning,
                     &decision.choices,
                     OFFLINE,
-                    &today(),
+                    &self.today(),
                 )?;
                 report.outcome = Outcome::Inbox;
                 report.summary = format!(
