@@ -1442,6 +1442,7 @@ pub fn kind_of(text: &str) -> Kind {
         || tells_who_someone_is(first)
         || tells_an_age_in_the_users_life(first)
         || tells_who_the_user_was_before(first)
+        || tells_how_the_users_body_reacts(first)
     {
         Kind::Preference
     } else if !told_as_done(plain_words(first).next().unwrap_or_default(), first)
@@ -1597,7 +1598,8 @@ fn tells_how_the_user_trained(first: &str) -> bool {
 /// their age: "I went to sea at seventeen as an engine cadet", "I left
 /// school at sixteen", "I took up the cello aged fifty", "I started in
 /// care as a sixteen year old volunteer", "I moved here when I was
-/// eight", "I've never eaten meat, not even as a child" — a fact of
+/// eight", "I've never eaten meat, not even as a child", or who they
+/// were at that age: "I was a cathedral chorister as a boy" — a fact of
 /// their life, as a span of it is. A number that may
 /// be an hour of the clock (up to twelve, or in digits) after "at" is a
 /// time: "I left at seven", "I got in at 23:10"; so is one told as such:
@@ -1634,8 +1636,29 @@ fn tells_an_age_in_the_users_life(first: &str) -> bool {
         "when" => word(i + 1) == "i" && word(i + 2) == "was" && is_a_count(word(i + 3)),
         _ => false,
     };
-    (is_past(verb) || verbs::is_participle(verb)) && (0..rest.len()).any(an_age)
+    (is_past(verb) || verbs::is_participle(verb) || verb == "was") && (0..rest.len()).any(an_age)
 }
+
+/// Whether `first` tells what something does to the user's body, a fact
+/// of their health as "I'm allergic to…" is: "Prawns and mussels give me
+/// hives", "Cheese gives me a migraine", "Dairy makes me bloated". Told
+/// in the present, of something named before it: "Make me a list" asks,
+/// and "it gave me a headache" tells of one day.
+fn tells_how_the_users_body_reacts(first: &str) -> bool {
+    let words: Vec<&str> = plain_words(first).collect();
+    let word = |i: usize| words.get(i).copied().unwrap_or_default();
+    (1..words.len()).any(|i| {
+        listed("give gives make makes", words[i])
+            && word(i + 1) == "me"
+            && (listed(REACTIONS, word(i + 2))
+                || (listed("a an", word(i + 2)) && listed(REACTIONS, word(i + 3))))
+    })
+}
+
+/// What the body does when something disagrees with it.
+const REACTIONS: &str = "hives rash rashes headache headaches migraine migraines heartburn \
+    indigestion eczema asthma wheezy wheeze bloated sick ill itchy itch queasy nauseous dizzy \
+    cramps cramp spots";
 
 /// The ages of a life told by who one was then: "as a child".
 const AGES_OF_LIFE: &str = "child kid toddler baby boy girl teenager teen";
@@ -2513,6 +2536,29 @@ mod tests {
     }
 
     #[test]
+    fn what_something_does_to_the_users_body_is_a_fact_of_them() {
+        for fact in [
+            "Prawns and mussels give me hives",
+            "Cheese gives me a migraine",
+            "Dairy makes me bloated",
+            "Cats make me wheezy",
+        ] {
+            assert_eq!(kind_of(fact), Kind::Preference, "{fact}");
+        }
+        for other in [
+            // An errand, one day's news, what something gives the user.
+            "Make me a list of the glazes",
+            "The fumes gave me a headache on Tuesday",
+            "The new wheel gives me more control",
+        ] {
+            assert!(
+                !tells_how_the_users_body_reacts(&other.to_lowercase()),
+                "{other}"
+            );
+        }
+    }
+
+    #[test]
     fn an_age_in_the_users_life_is_a_fact_of_it() {
         for fact in [
             "I went to sea at seventeen as an engine cadet with P&O",
@@ -2523,6 +2569,8 @@ mod tests {
             "I moved to Leeds when I was eight",
             "I've never eaten meat, not even as a child",
             "I lived in Lagos as a boy",
+            "I was a cathedral chorister as a boy",
+            "I was in the sea scouts as a teenager",
         ] {
             assert_eq!(kind_of(fact), Kind::Preference, "{fact}");
         }
@@ -2537,6 +2585,8 @@ mod tests {
             "I rang when I was ready",
             "I've never seen the hall this full",
             "I taught her as a favour",
+            "I was there at seven",
+            "I was late as a result",
         ] {
             assert!(
                 !tells_an_age_in_the_users_life(&time.to_lowercase()),

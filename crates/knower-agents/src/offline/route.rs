@@ -250,8 +250,8 @@ fn of_my_things(lower: &str) -> bool {
     !of_who_i_am(lower) && my_what(lower).is_some_and(|w| !listed(PARTICULARS, w))
 }
 
-/// Words that say nothing of what a note is about: vague nouns, times,
-/// the verbs of a task that could be any task ("call someone about the
+/// Words that say nothing of what a note is about: vague nouns, times
+/// (a holiday too, when told as a time: [`holidays_told_as_times`]), the verbs of a task that could be any task ("call someone about the
 /// thing", "check on it again next week"), and the everyday words any
 /// project's notes use ("plan", "idea", "find", "new"), which would
 /// otherwise tie a note to whichever project happened to use them first.
@@ -260,6 +260,7 @@ const VAGUE: &str = "thing things stuff someone somebody something anyone anybod
     nothing nobody nowhere somewhere anywhere everywhere else \
     week weeks end tomorrow today tonight yesterday later soon next last time again morning \
     afternoon evening night nights weekend spring summer autumn fall winter \
+    eve \
     monday tuesday wednesday thursday friday saturday sunday \
     january february march april may june july august september october november december \
     call check do see look talk discuss ask let lets go get make think sort handle deal \
@@ -489,10 +490,41 @@ pub(crate) fn content_words(text: &str) -> Vec<String> {
         .filter(|phrase| contains_words(&lower, phrase))
         .flat_map(|phrase| whole_words(phrase))
         .collect();
+    let times = holidays_told_as_times(&lower);
     let mut words = whole_words(text);
-    words.retain(|t| !vague.contains(t) && !is_count(t) && !in_phrases.contains(t));
+    words.retain(|t| {
+        !vague.contains(t) && !is_count(t) && !in_phrases.contains(t) && !times.contains(t)
+    });
     words
 }
+
+/// The holidays a year has, which a note may name as a time or as what
+/// a thing is for.
+const HOLIDAYS: &str = "christmas easter halloween";
+
+/// The holidays `lower` tells as times, as stemmed terms: after a
+/// preposition ("over Christmas", "before Easter") or before a day of
+/// them ("Christmas Eve", "the Easter holidays"). A time ties a note to
+/// no project, as "March" does not: "Swapped Christmas Eve with Priya"
+/// is a rota's, whatever a choir's Christmas concert says. Before a
+/// noun a holiday names what a thing is for, and stays: "the Christmas
+/// collection" is the food bank's.
+fn holidays_told_as_times(lower: &str) -> Vec<String> {
+    use super::kind::listed;
+    let words: Vec<&str> = super::kind::plain_words(lower).collect();
+    let word = |i: usize| words.get(i).copied().unwrap_or_default();
+    (0..words.len())
+        .filter(|&i| listed(HOLIDAYS, words[i]))
+        .filter(|&i| {
+            (i > 0 && listed(AROUND_A_TIME, word(i - 1)))
+                || listed("eve day week weekend holiday holidays", word(i + 1))
+        })
+        .flat_map(|i| whole_words(words[i]))
+        .collect()
+}
+
+/// The words a time follows when it is told as one: "over Christmas".
+const AROUND_A_TIME: &str = "over before after until till by since at for from around during";
 
 /// The content words of a task whose opening verb is all it says, when
 /// the verb is no everyday word: "Worm them all in the spring" is about
@@ -1751,8 +1783,22 @@ mod tests {
             content_words("Sand the front door"),
             ["door", "front", "sand"]
         );
-        // Counts and dates tie nothing to a project.
+        // Counts and dates tie nothing to a project, nor does a holiday
+        // told as a time, as "March" and "summer" are, but one that says
+        // what a thing is for does.
         assert!(content_words("Came 14th out of 40, the 3rd time").is_empty());
+        assert_eq!(
+            content_words("Swapped Christmas Eve with Priya"),
+            ["priya", "swap"]
+        );
+        assert_eq!(
+            content_words("Find cover for the night shifts over Christmas"),
+            ["cover", "shift"]
+        );
+        assert_eq!(
+            content_words("Put up posters for the Christmas collection"),
+            ["christma", "collect", "poster"]
+        );
         assert_eq!(content_words("Service the 4x4"), ["4x4", "servic"]);
         // No one, nowhere and no thing are as vague as someone,
         // somewhere and something.
