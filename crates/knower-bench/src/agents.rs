@@ -1430,6 +1430,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round seventy-nine's rules (24093bb), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence280/sequence280.tsv",
+            "held out: work and a person's own projects, written on round eighty's rules (b469dcf), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence281/sequence281.tsv",
+            "held out: work and a person's own projects, written on round eighty's rules (b469dcf), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence282/sequence282.tsv",
+            "held out: work and a person's own projects, written on round eighty's rules (b469dcf), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence283/sequence283.tsv",
+            "held out: work and a person's own projects, written on round eighty's rules (b469dcf), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
