@@ -1137,7 +1137,9 @@ fn reports_the_past(first: &str) -> bool {
         // does what someone said or told: "the consultant said it's not
         // bad enough…" is news of a talk.
         (recent && past_form(word(i)) == Some(Past::Clear))
-            || listed(SAID, word(i))
+            // (Not after a determiner, where it describes: "the confirmed
+            // dates are…".)
+            || (listed(SAID, word(i)) && !listed(SUBJECT_STARTS, word(i - 1)))
             // A past the sentence goes on in reports whatever follows the
             // first: "the second launch went sideways and landed in the
             // hedge".
@@ -1204,8 +1206,10 @@ fn could_be_a_verb(word: &str) -> bool {
 const SEEMING_PASTS: &str = "looked felt seemed sounded tasted smelled smelt became stayed \
     remained turned grew appeared went got";
 
-/// The pasts that tell what someone said.
-const SAID: &str = "said told wrote";
+/// The pasts that tell what someone said: "the centre confirmed
+/// kayaking is on the Tuesday" is news of what they said, whatever
+/// follows.
+const SAID: &str = "said told wrote confirmed announced";
 /// The words after which a past may describe what follows ("the
 /// finished painting", "a signed shirt") rather than be the verb. (Not
 /// "this" or "that", which are as often the subject: "that helped".)
@@ -1577,10 +1581,19 @@ const STUDIES: &str = "phd doctorate degree masters master's apprenticeship trai
 /// Whether `first` tells how the user trained for their working life, as
 /// "I qualified as a vet" does: "I did my PhD on kelp forests…", "I did
 /// my apprenticeship with my dad's firm", "I wrote my doctorate on…",
+/// "I did a fine art degree",
 /// "I trained in Cardiff…". (Not "I did my first 10k", which is news.)
 fn tells_how_the_user_trained(first: &str) -> bool {
     if let Some(rest) = after_opening(first, &["i did my ", "i wrote my "]) {
         return plain_words(rest).next().is_some_and(|w| listed(STUDIES, w));
+    }
+    // One of them told with "a" and what it was in: "I did a fine art
+    // degree before…", "I did an apprenticeship in joinery" (a training
+    // is any day's: "I did a training run").
+    if let Some(rest) = after_opening(first, &["i did a ", "i did an "]) {
+        return plain_words(rest)
+            .take(4)
+            .any(|w| listed(STUDIES, w) && w != "training");
     }
     // A subject studied where: "I studied maths at Bristol" (not "I
     // studied the plans at lunch" nor "I studied for the exam").
@@ -1705,6 +1718,12 @@ fn tells_how_long_the_user_has(first: &str) -> bool {
     };
     if !opens {
         return false;
+    }
+    // A span right after the past: "I served seven years in the Royal
+    // Engineers", "I spent ten years in Dubai" (in years: "I spent two
+    // hours on the flue" is a day's).
+    if !was && is_a_count(word(1)) && listed("years decades", word(2)) {
+        return true;
     }
     (1..=5).any(|i| match word(i) {
         "for" => {
@@ -2349,10 +2368,19 @@ mod tests {
                 Kind::Preference,
             ),
             ("I lived in Madrid for ten years", Kind::Preference),
+            (
+                "I served seven years in the Royal Engineers",
+                Kind::Preference,
+            ),
+            ("I spent two hours on the flue", Kind::Note),
             ("I qualified as a vet in 2009", Kind::Preference),
             ("I was called to the Bar in 2006", Kind::Preference),
             // So is how they trained.
             ("I did my PhD on kelp forests in Tasmania", Kind::Preference),
+            (
+                "I did a fine art degree before I picked up a machine",
+                Kind::Preference,
+            ),
             (
                 "I trained in Cardiff and qualified in 2004",
                 Kind::Preference,
@@ -2502,6 +2530,12 @@ mod tests {
             ("The house was built in 1930", Kind::Note),
             // What a past tells of a thing ("it's") reports.
             ("The memory clinic confirmed it's Alzheimer's", Kind::Event),
+            (
+                "The centre confirmed kayaking is on the Tuesday",
+                Kind::Event,
+            ),
+            ("The league announced the fixtures are out", Kind::Event),
+            ("The confirmed dates are on the board", Kind::Note),
             // Or what the subject is for.
             ("The lottery grant for the lathe came through", Kind::Event),
             ("The paint for the hall needs two coats", Kind::Note),
@@ -2604,6 +2638,13 @@ mod tests {
             "i did my first 10k in under an hour"
         ));
         assert!(!tells_how_the_user_trained("i did my tax return"));
+        assert!(tells_how_the_user_trained(
+            "i did an apprenticeship in joinery"
+        ));
+        assert!(!tells_how_the_user_trained(
+            "i did a training run with the club"
+        ));
+        assert!(!tells_how_the_user_trained("i did a risk assessment"));
         assert!(tells_how_the_user_trained(
             "i wrote my doctorate on the ten hours movement"
         ));
