@@ -1450,6 +1450,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round eighty's rules (b469dcf), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence284/sequence284.tsv",
+            "held out: work and a person's own projects, written on round eighty-one's rules (e549eb6), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence285/sequence285.tsv",
+            "held out: work and a person's own projects, written on round eighty-one's rules (e549eb6), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence286/sequence286.tsv",
+            "held out: work and a person's own projects, written on round eighty-one's rules (e549eb6), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence287/sequence287.tsv",
+            "held out: work and a person's own projects, written on round eighty-one's rules (e549eb6), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
