@@ -511,9 +511,10 @@ fn present_verb_after(first: &str, words: &[&str], from: usize, subject: &str) -
 }
 
 /// What may follow a bare object of a verb ("pick tiles for the
-/// wall", "order compost and…"): with a determiner the object is clear
-/// ([`OBJECT_STARTS`]); without one, only these words end it.
-const AFTER_A_BARE_OBJECT: &str = "for to and or from with before";
+/// wall", "order compost and…", "price steel against timber…"): with a
+/// determiner the object is clear ([`OBJECT_STARTS`]); without one, only
+/// these words end it.
+const AFTER_A_BARE_OBJECT: &str = "for to and or from with before against";
 
 /// Whether the verb that opens `first`, an imperative or a past, takes a
 /// bare plural or mass noun as its object ("pick tiles for the shower
@@ -2377,6 +2378,8 @@ mod tests {
             ("I was called to the Bar in 2006", Kind::Preference),
             // So is how they trained.
             ("I did my PhD on kelp forests in Tasmania", Kind::Preference),
+            // A bare object weighed against another.
+            ("Price steel against timber for the main beams", Kind::Task),
             (
                 "I did a fine art degree before I picked up a machine",
                 Kind::Preference,
