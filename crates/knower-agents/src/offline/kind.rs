@@ -1582,8 +1582,8 @@ const STUDIES: &str = "phd doctorate degree masters master's apprenticeship trai
 /// Whether `first` tells how the user trained for their working life, as
 /// "I qualified as a vet" does: "I did my PhD on kelp forests…", "I did
 /// my apprenticeship with my dad's firm", "I wrote my doctorate on…",
-/// "I did a fine art degree",
-/// "I trained in Cardiff…". (Not "I did my first 10k", which is news.)
+/// "I did a fine art degree", "I trained in Cardiff…". (Not "I did my
+/// first 10k", which is news.)
 fn tells_how_the_user_trained(first: &str) -> bool {
     if let Some(rest) = after_opening(first, &["i did my ", "i wrote my "]) {
         return plain_words(rest).next().is_some_and(|w| listed(STUDIES, w));

@@ -251,7 +251,8 @@ fn of_my_things(lower: &str) -> bool {
 }
 
 /// Words that say nothing of what a note is about: vague nouns, times
-/// (a holiday too, when told as a time: [`holidays_told_as_times`]), the verbs of a task that could be any task ("call someone about the
+/// (a holiday too, when told as a time: [`holidays_told_as_times`]), the
+/// verbs of a task that could be any task ("call someone about the
 /// thing", "check on it again next week"), and the everyday words any
 /// project's notes use ("plan", "idea", "find", "new"), which would
 /// otherwise tie a note to whichever project happened to use them first.
