@@ -1470,6 +1470,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round eighty-one's rules (e549eb6), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence288/sequence288.tsv",
+            "held out: work and a person's own projects, written on round eighty-two's rules (37288ef), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence289/sequence289.tsv",
+            "held out: work and a person's own projects, written on round eighty-two's rules (37288ef), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence290/sequence290.tsv",
+            "held out: work and a person's own projects, written on round eighty-two's rules (37288ef), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence291/sequence291.tsv",
+            "held out: work and a person's own projects, written on round eighty-two's rules (37288ef), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
