@@ -1490,6 +1490,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round eighty-two's rules (37288ef), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence292/sequence292.tsv",
+            "held out: work and a person's own projects, written on round eighty-three's rules (8b9b879), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence293/sequence293.tsv",
+            "held out: work and a person's own projects, written on round eighty-three's rules (8b9b879), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence294/sequence294.tsv",
+            "held out: work and a person's own projects, written on round eighty-three's rules (8b9b879), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence295/sequence295.tsv",
+            "held out: work and a person's own projects, written on round eighty-three's rules (8b9b879), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
