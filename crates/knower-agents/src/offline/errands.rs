@@ -111,8 +111,9 @@ const PHRASES: &[&str] = &[
 ];
 
 /// Words of [`WORDS`] whose stem is another word: "parking" is no
-/// "retail park", "ironing" no "iron gate". They count only as written.
-const AS_WRITTEN: &str = "parking ironing";
+/// "retail park", "ironing" no "iron gate", and "recycling" no "recycled
+/// platinum". They count only as written.
+const AS_WRITTEN: &str = "parking ironing recycling";
 
 /// Places and times named with an errand's word: they say where or when
 /// a task is done, not what it is about ("practise plough stops at the car
@@ -400,6 +401,11 @@ mod tests {
         // A word whose stem is another word counts only as written.
         assert_eq!(errand("Pay for parking").as_deref(), Some("parking"));
         assert_eq!(errand("Walk round the retail park"), None);
+        assert_eq!(
+            errand("Take the recycling out").as_deref(),
+            Some("recycling")
+        );
+        assert_eq!(errand("Cast the band in recycled platinum"), None);
         // An errand that says nothing else, and one that names an
         // errand's word beside what it is about (its task's verb aside,
         // as routing sets it aside).

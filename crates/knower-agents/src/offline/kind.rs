@@ -374,6 +374,12 @@ fn asks_for_something(first: &str) -> bool {
     {
         return true;
     }
+    // A stating verb with "out" or "up" before an object is a verb of its
+    // own, and asks: "cost out the venison pie…", "think up a name for
+    // the team" (not "cost 40 pounds").
+    if listed(STATING_VERBS, verb) && listed("out up", next) && starts_an_object(word(2)) {
+        return true;
+    }
     // A verb that takes another verb's "-ing" as its object, with no verb
     // of its own after them: "start feeding the tomatoes once…", "avoid
     // lifting…" (not "practice shooting is on Tuesdays"). A word in
@@ -1008,11 +1014,14 @@ fn reports_the_past(first: &str) -> bool {
     // Someone of the user's told doing something to or with them is news
     // of that day, not a fact of who they are: "my brother sponsored me
     // £50", "my sister came over and we repainted the hallway" (not "my
-    // sister moved to Leeds").
+    // sister moved to Leeds"). So is the first of the user's things to
+    // do something: "my first mug got through the glaze firing" (not "my
+    // first car was a Mini").
     if word(0) == "my"
         && let Some(i) = (1..=3).find(|&i| past_form(word(i)) == Some(Past::Clear))
     {
-        return listed("me us", word(i + 1)) || goes_on_in_the_past(first);
+        let a_first = listed("first second third", word(1)) && !listed("was were had", word(i));
+        return listed("me us", word(i + 1)) || goes_on_in_the_past(first) || a_first;
     }
     // (No subject to look past when the text opens with the user.)
     let mut searched_up_to = if listed(THE_USER, word(0)) { 0 } else { last };
@@ -2191,6 +2200,19 @@ mod tests {
                 Kind::Task,
             ),
             ("Decide which tiles go in the hall", Kind::Task),
+            // A stating verb with a particle is a verb of its own.
+            (
+                "Cost out the venison pie at the new game prices",
+                Kind::Task,
+            ),
+            ("Think up a name for the team", Kind::Task),
+            // The first of the user's things to do something is news.
+            ("My first mug got through the glaze firing", Kind::Event),
+            (
+                "My first bowl came out of the kiln in one piece",
+                Kind::Event,
+            ),
+            ("My first car was a Mini", Kind::Preference),
             // A verb that is never a noun opens no subject.
             ("Decide on blackout blinds for the roof windows", Kind::Task),
             ("Print on demand costs £4 a copy", Kind::Note),
