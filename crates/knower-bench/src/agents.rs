@@ -1510,6 +1510,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round eighty-three's rules (8b9b879), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence296/sequence296.tsv",
+            "held out: work and a person's own projects, written on round eighty-four's rules (4a4d84c), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence297/sequence297.tsv",
+            "held out: work and a person's own projects, written on round eighty-four's rules (4a4d84c), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence298/sequence298.tsv",
+            "held out: work and a person's own projects, written on round eighty-four's rules (4a4d84c), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence299/sequence299.tsv",
+            "held out: work and a person's own projects, written on round eighty-four's rules (4a4d84c), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
