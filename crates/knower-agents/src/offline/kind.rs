@@ -61,6 +61,8 @@ const TASK_STARTS: &[&str] = &[
     "i need to",
     "i have to",
     "we have to",
+    "i've got to",
+    "we've got to",
     "we must",
     "i must",
     "must ",
@@ -135,6 +137,7 @@ const TASK_STARTS: &[&str] = &[
     "compare ",
     "look up ",
     "look into ",
+    "look for ",
     "find out ",
     "figure out ",
     "sort out ",
@@ -1584,10 +1587,11 @@ fn tells_a_habit(first: &str) -> bool {
 }
 
 /// Whether `first` says what the user has: "I have a…", "I have type 1
-/// diabetes", "I have two stepdaughters" — a fact about them. A past or a
-/// participle after it reports instead ("I have finished the draft").
+/// diabetes", "I have two stepdaughters", "I've got a burn scar across my
+/// wrist" — a fact about them. A past or a participle after it reports
+/// instead ("I have finished the draft").
 fn tells_what_the_user_has(first: &str) -> bool {
-    let Some(rest) = first.strip_prefix("i have ") else {
+    let Some(rest) = after_opening(first, &["i have ", "i've got ", "i have got "]) else {
         return false;
     };
     let next = plain_words(rest).next().unwrap_or_default();
@@ -2213,6 +2217,18 @@ mod tests {
                 Kind::Event,
             ),
             ("My first car was a Mini", Kind::Preference),
+            // What the user has got is what they have.
+            (
+                "I've got a burn scar across my left wrist from an apprentice mistake",
+                Kind::Preference,
+            ),
+            // "Got to" is "have to".
+            ("I've got to ring the bank", Kind::Task),
+            // "Look for" asks, as "look up" and "look into" do.
+            (
+                "Look for a thicker swim hat that covers my ears",
+                Kind::Task,
+            ),
             // A verb that is never a noun opens no subject.
             ("Decide on blackout blinds for the roof windows", Kind::Task),
             ("Print on demand costs £4 a copy", Kind::Note),
