@@ -1530,6 +1530,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "held out: work and a person's own projects, written on round eighty-four's rules (4a4d84c), before any later rule, run once on them in each mode, never tuned on; sent one after another",
             Run::InSequence,
         ),
+        (
+            "sequence300/sequence300.tsv",
+            "held out: work and a person's own projects, written on round eighty-five's rules (3fb2fca), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence301/sequence301.tsv",
+            "held out: work and a person's own projects, written on round eighty-five's rules (3fb2fca), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence302/sequence302.tsv",
+            "held out: work and a person's own projects, written on round eighty-five's rules (3fb2fca), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
+        (
+            "sequence303/sequence303.tsv",
+            "held out: work and a person's own projects, written on round eighty-five's rules (3fb2fca), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+            Run::InSequence,
+        ),
     ];
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {
