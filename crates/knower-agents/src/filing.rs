@@ -58,7 +58,7 @@ impl Agents {
             && destination == crate::recovery::PROFILE
             && let Some(profile) = &current
         {
-            let entry = list_item(&[&one_line(text), &links, &format!("_(noted {day})_")]);
+            let entry = list_item(&[&one_line(text), &links, &noted_mark(&day)]);
             batch.write(
                 &destination,
                 &into_section(profile, "## Preferences", &entry),
@@ -83,7 +83,7 @@ impl Agents {
                     Position::Top,
                 ),
                 Kind::Preference => (
-                    list_item(&[&one_line(text), &links, &format!("_(noted {day})_")]) + "\n",
+                    list_item(&[&one_line(text), &links, &noted_mark(&day)]) + "\n",
                     Position::Bottom,
                 ),
                 // One dated heading a day: a second note of the day goes
@@ -194,6 +194,34 @@ fn into_section(text: &str, heading: &str, entry: &str) -> String {
     out
 }
 
+/// The mark a fact or a note filed in a list carries: "_(noted
+/// 2026-06-15)_".
+fn noted_mark(day: &str) -> String {
+    format!("{NOTED}{day})_")
+}
+const NOTED: &str = "_(noted ";
+
+/// `text` without the marks of [`noted_mark`]: the words a person wrote,
+/// not the ones filing added ("Send Auntie Jean a thank you note" shares
+/// no word with a project whose state was "noted" on a day).
+pub(crate) fn without_noted_marks(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find(NOTED) {
+        out.push_str(&rest[..start]);
+        let after = &rest[start..];
+        match after.find(")_") {
+            Some(end) => rest = &after[end + 2..],
+            None => {
+                rest = after;
+                break;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// A list item of `parts` joined by single spaces, empty ones left out (an
 /// update with no attachment has no links).
 fn list_item(parts: &[&str]) -> String {
@@ -265,6 +293,17 @@ fn capitalised(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_noted_mark_is_set_aside_and_the_words_kept() {
+        let line = format!("- Leggy seedlings {} and more", noted_mark("2026-06-15"));
+        assert_eq!(without_noted_marks(&line), "- Leggy seedlings  and more");
+        assert_eq!(
+            without_noted_marks("I noted it _(noted 2026-06-15"),
+            "I noted it _(noted 2026-06-15"
+        );
+        assert_eq!(without_noted_marks("a note"), "a note");
+    }
 
     #[test]
     fn tasks_lose_what_people_write_before_them() {

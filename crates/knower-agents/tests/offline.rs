@@ -262,6 +262,32 @@ fn a_fact_of_the_users_things_is_the_projects_that_holds_its_words() {
     }
 }
 
+/// The mark filing leaves on a fact, "_(noted 2026-06-15)_", is no word
+/// of the project's: a thank-you note is not the garden's.
+#[test]
+fn the_mark_of_a_filed_fact_ties_no_note_to_its_project() {
+    let fx = Fixture::new();
+    let agents = fx.offline();
+    let r = agents
+        .update(Payload::text("My tomato seedlings are leggy and pale"))
+        .unwrap();
+    assert_eq!(r.changed, ["projects/garden/state.md"], "{r:?}");
+    assert!(fx.read("projects/garden/state.md").contains("_(noted "));
+    let d = knower_agents::route(
+        &fx.vault,
+        &fx.index,
+        "Send Auntie Jean a thank you note for the cheque",
+    )
+    .unwrap();
+    assert_ne!(
+        d.destination.as_deref(),
+        Some("projects/garden/tasks.md"),
+        "{}",
+        d.reasoning
+    );
+    assert!(!d.reasoning.contains("garden's hold"), "{}", d.reasoning);
+}
+
 /// An irregular past shares its verb with a project's notes: "Swam…" is
 /// news of the swimming project, as "Booked…" would be of one that says
 /// "booking".

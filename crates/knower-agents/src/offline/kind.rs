@@ -985,7 +985,10 @@ fn reports_the_past(first: &str) -> bool {
             let particle = listed(PARTICLES, next)
                 && !(describes && next == "in")
                 && names_an_object(word(at + 2));
-            return subject || starts_an_object(next) || preposition || particle;
+            // A time's, as someone's, opens an object: "imported last
+            // year's client records…".
+            let a_times = listed("last this next", next) && word(at + 2).ends_with("'s");
+            return subject || starts_an_object(next) || preposition || particle || a_times;
         }
         Some(Past::Clear) => return true,
         Some(Past::Ambiguous) => {
@@ -1025,6 +1028,14 @@ fn reports_the_past(first: &str) -> bool {
     {
         let a_first = listed("first second third", word(1)) && !listed("was were had", word(i));
         return listed("me us", word(i + 1)) || goes_on_in_the_past(first) || a_first;
+    }
+    // What one of the user's things "finally" did is news of the day it
+    // did it: "my sky wash finally dried without blooms", "my second loaf
+    // actually rose" (a past that is also a noun is one after them).
+    if word(0) == "my"
+        && (2..=4).any(|i| listed(AT_LAST, word(i)) && past_form(word(i + 1)).is_some())
+    {
+        return true;
     }
     // (No subject to look past when the text opens with the user.)
     let mut searched_up_to = if listed(THE_USER, word(0)) { 0 } else { last };
@@ -1229,6 +1240,8 @@ fn could_be_a_verb(word: &str) -> bool {
 const SEEMING_PASTS: &str = "looked felt seemed sounded tasted smelled smelt became stayed \
     remained turned grew appeared went got";
 
+/// Adverbs that tell a past has happened at last, or against the odds.
+const AT_LAST: &str = "finally eventually actually";
 /// The pasts that tell what someone said: "the centre confirmed
 /// kayaking is on the Tuesday" is news of what they said, whatever
 /// follows.
@@ -1733,7 +1746,8 @@ const SPANS: &str = "year years month months decade decades";
 /// retired", "I played hooker for Neath until I was twenty-eight", or
 /// who they were for a span of it: "I was a civil engineer for forty
 /// years", "I was head of St Mary's for fourteen years", or what they
-/// did for a span of it: "I worked in kitchens in Lyon for six years". (A
+/// did for a span of it: "I worked in kitchens in Lyon for six years", or
+/// all of it: "I've lived in the Peak District all my life". (A
 /// span in days or nights is a booking's: "I've booked the hall for two
 /// nights".)
 fn tells_how_long_the_user_has(first: &str) -> bool {
@@ -1762,6 +1776,11 @@ fn tells_how_long_the_user_has(first: &str) -> bool {
     // Engineers", "I spent ten years in Dubai" (in years: "I spent two
     // hours on the flue" is a day's).
     if !was && is_a_count(word(1)) && listed("years decades", word(2)) {
+        return true;
+    }
+    // A whole life is a span too: "I've lived in the Peak District all my
+    // life".
+    if contains_words(rest, "all my life") || contains_words(rest, "my whole life") {
         return true;
     }
     (1..=5).any(|i| match word(i) {
@@ -2217,6 +2236,17 @@ mod tests {
                 Kind::Event,
             ),
             ("My first car was a Mini", Kind::Preference),
+            ("My sky wash finally dried without blooms", Kind::Event),
+            ("My second loaf actually rose", Kind::Event),
+            ("My tomatoes are finally ripe", Kind::Preference),
+            (
+                "I've lived in the Peak District all my life",
+                Kind::Preference,
+            ),
+            (
+                "Imported last year's client records without errors",
+                Kind::Event,
+            ),
             // What the user has got is what they have.
             (
                 "I've got a burn scar across my left wrist from an apprentice mistake",

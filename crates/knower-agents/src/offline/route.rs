@@ -274,7 +274,7 @@ const VAGUE: &str = "thing things stuff someone somebody something anyone anybod
     item items option options question questions page pages \
     find start finish use try keep put give take come back move say tell know mean seem \
     new old good bad big small great nice better best worse worst interesting important first last little much \
-    many well really still just even probably actually especially whether instead rather ahead \
+    many well really still just even far probably actually especially whether instead rather ahead \
     along across around through throughout beside near via within without towards toward \
     onto upon among between behind below beneath above under over off \
     two three four five six seven eight nine ten eleven twelve twenty hundred thousand \
@@ -654,7 +654,7 @@ fn held_words(vault: &Vault, name: &str, hit_files: &[String], words: &[String])
     for path in own.iter().chain(others) {
         if let Ok(text) = vault.read(path) {
             let body = frontmatter::split(&text).map(|s| s.body).unwrap_or(&text);
-            known.extend(whole_words(body));
+            known.extend(whole_words(&crate::filing::without_noted_marks(body)));
         }
     }
     words
@@ -1756,6 +1756,11 @@ mod tests {
         // "Reckon" is "think"; "rather" says how much, not what.
         assert_eq!(content_words("Go with whatever the lads reckon"), ["lad"]);
         assert_eq!(content_words("I'd rather not fly"), ["fli"]);
+        // Nor does "far" in "so far" or "as far as I know".
+        assert_eq!(
+            content_words("There's no deadline on it as far as I know"),
+            ["deadlin"]
+        );
         // Nor do a pronoun's or a verb's contractions, nor "us".
         assert_eq!(
             content_words("Ask the club if they've got room for us"),
