@@ -585,6 +585,11 @@ const BATCHES: &[(u32, u32, &str)] = &[
         303,
         "held out: work and a person's own projects, written on round eighty-five's rules (3fb2fca), before any later rule, run once on them in each mode, never tuned on; sent one after another",
     ),
+    (
+        304,
+        307,
+        "held out: work and a person's own projects, written on round eighty-six's rules (79f9ae6), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+    ),
 ];
 
 /// Every set: its file under the routing fixtures, what it was held out
