@@ -1065,6 +1065,34 @@ fn a_word_only_one_project_holds_files_the_note_there() {
     );
 }
 
+/// An everyday word the text calls a project by ties the text to it as a
+/// word of its own would: "the tour" is the Mahler tour, and a task about
+/// it is no errand, though a passport is one.
+#[test]
+fn an_everyday_word_that_names_a_project_outweighs_an_errand() {
+    let fx = Fixture::new();
+    fx.add_notes(&[(
+        "projects/mahler-tour/description.md",
+        "# Mahler tour\n\nThe orchestra's Mahler tour of Germany in May.\n",
+    )]);
+    let route = |text: &str| knower_agents::route(&fx.vault, &fx.index, text).unwrap();
+    let tour = route("Check my passport is valid until after the tour");
+    assert_eq!(
+        tour.destination.as_deref(),
+        Some("projects/mahler-tour/tasks.md"),
+        "{}",
+        tour.reasoning
+    );
+    // Without the name, the passport is an errand.
+    let errand = route("Check my passport is valid until after Easter");
+    assert_eq!(
+        errand.destination.as_deref(),
+        Some("tasks.md"),
+        "{}",
+        errand.reasoning
+    );
+}
+
 /// A task no project's notes share a word of goes to the global list when
 /// it is an everyday errand, and is asked about when it is not: in a vault
 /// with projects, "the gasket set" is as likely one of theirs.

@@ -117,8 +117,9 @@ const AS_WRITTEN: &str = "parking ironing recycling";
 
 /// Places and times named with an errand's word: they say where or when
 /// a task is done, not what it is about ("practise plough stops at the car
-/// park", "book the swim at Linear for the bank holiday").
-const PLACES: &[&str] = &["car park", "bank holiday"];
+/// park", "book the swim at Linear for the bank holiday"). Nor do they
+/// name a project called by their first word ("Electric car").
+pub(super) const PLACES: &[&str] = &["car park", "bank holiday"];
 
 /// The errand word that `stem`, a content word of `lower`, stands for.
 fn errand_of(lower: &str, stem: &str) -> Option<&'static str> {

@@ -1047,7 +1047,8 @@ fn reports_the_past(first: &str) -> bool {
             // delivered this afternoon"), not a fact of long ago ("the
             // house was built in 1930"). A decision passed on is news
             // whenever it was made: "the second paper was accepted by
-            // MNRAS", "the bid was turned down". So is a thing done to
+            // MNRAS", "the bid was turned down", "the visit was moved to
+            // the twelfth". So is a thing done to
             // the subject with a particle, a piece of work gone through:
             // "the old boiler was cut out", "the units were ripped out",
             // "the garage door was bricked up" (not a participle that
@@ -1213,6 +1214,12 @@ fn reports_the_past(first: &str) -> bool {
             // How a thing went tells that it happened: "the operation
             // went well", "parents' evening went fine".
             || (word(i) == "went" && listed(HOW_IT_WENT, next))
+            // A bare object caught doing something, which no present
+            // verb follows: "the vicar found bats roosting in the porch".
+            || (object_word(&next)
+                && continues(word(i + 2))
+                && !listed(SEEMING_PASTS, word(i))
+                && !listed(SUBJECT_STARTS, word(i - 1)))
     })
 }
 
@@ -1251,8 +1258,10 @@ const SAID: &str = "said told wrote confirmed announced";
 /// "this" or "that", which are as often the subject: "that helped".)
 const DESCRIBED_AFTER: &str = "the a an our their his her its";
 /// The participles of a decision passed on to someone ("the bid was
-/// accepted").
-const DECIDED: &str = "accepted approved rejected refused granted awarded shortlisted";
+/// accepted"), or of a date changed ("the visit was moved to the
+/// twelfth", "the match was postponed").
+const DECIDED: &str = "accepted approved rejected refused granted awarded shortlisted \
+    moved postponed cancelled canceled rescheduled delayed";
 /// The particles of a piece of work done to a subject in the passive
 /// ("was cut out", "was taken away", "was bricked up").
 const DONE_WITH: &str = "out away down up off";
@@ -1322,7 +1331,13 @@ const ASPECT_PASTS: &str = "started stopped began kept finished quit resumed con
 
 /// `verb` is one of [`ASPECT_PASTS`] and `next` the doing it governs.
 fn continues_doing(verb: &str, next: &str) -> bool {
-    listed(ASPECT_PASTS, verb) && next.len() >= 5 && next.ends_with("ing")
+    listed(ASPECT_PASTS, verb) && continues(next)
+}
+
+/// Whether `word` is a verb's form in "-ing" ("roosting", "baking"),
+/// not a short word that only ends so ("ring", "sing").
+fn continues(word: &str) -> bool {
+    word.len() >= 5 && word.ends_with("ing")
 }
 
 /// A past tense after a subject: any but one written as its own base
@@ -1649,13 +1664,27 @@ fn tells_how_the_user_trained(first: &str) -> bool {
 /// school at sixteen", "I took up the cello aged fifty", "I started in
 /// care as a sixteen year old volunteer", "I moved here when I was
 /// eight", "I've never eaten meat, not even as a child", or who they
-/// were at that age: "I was a cathedral chorister as a boy" — a fact of
-/// their life, as a span of it is. A number that may
+/// were at that age: "I was a cathedral chorister as a boy", or what
+/// someone of theirs did then: "my grandad taught me to thatch when I was
+/// fourteen" — a fact of their life, as a span of it is. A number that may
 /// be an hour of the clock (up to twelve, or in digits) after "at" is a
 /// time: "I left at seven", "I got in at 23:10"; so is one told as such:
 /// "at twenty past".
 fn tells_an_age_in_the_users_life(first: &str) -> bool {
     let words: Vec<&str> = plain_words(first).collect();
+    // When I was that old: "when I was eight".
+    let when_i_was = |rest: &[&str], i: usize| {
+        rest[i..].starts_with(&["when", "i", "was"])
+            && rest.get(i + 3).is_some_and(|n| is_a_count(n))
+    };
+    // What someone of the user's did, with them or not, at an age of the
+    // user's: "my grandad taught me to thatch when I was fourteen", "my
+    // parents moved to Spain when I was ten". (Only "when I was…" tells
+    // whose age it is: in "my dad retired at sixty" it is his.)
+    if words.first() == Some(&"my") {
+        return (1..=3).any(|i| words.get(i).is_some_and(|w| is_past(w)))
+            && (0..words.len()).any(|i| when_i_was(&words, i));
+    }
     // A past, or what the user has never or always done: "I've never
     // eaten meat, not even as a child".
     let (verb, rest) = match words.as_slice() {
@@ -1682,8 +1711,7 @@ fn tells_an_age_in_the_users_life(first: &str) -> bool {
                     || (is_a_count(word(i + 2)) && word(i + 3) == "year" && word(i + 4) == "old")
                     || listed(AGES_OF_LIFE, word(i + 2)))
         }
-        // When they were that old: "when I was eight".
-        "when" => word(i + 1) == "i" && word(i + 2) == "was" && is_a_count(word(i + 3)),
+        "when" => when_i_was(rest, i),
         _ => false,
     };
     (is_past(verb) || verbs::is_participle(verb) || verb == "was") && (0..rest.len()).any(an_age)
@@ -2621,6 +2649,9 @@ mod tests {
             // A decision passed on is news, whenever it was made.
             ("The second paper was accepted by MNRAS", Kind::Event),
             ("The Garfield Weston bid was turned down", Kind::Event),
+            // So is a date changed.
+            ("The trainer's visit was moved to the twelfth", Kind::Event),
+            ("The county final was postponed", Kind::Event),
             // A piece of work done to the subject, told with a particle.
             ("The old boiler was cut out and taken away", Kind::Event),
             ("The garage door was bricked up", Kind::Event),
@@ -2654,6 +2685,10 @@ mod tests {
             // after it is its partner.
             ("The GP added amlodipine at the review", Kind::Event),
             ("The hall looked empty at the start", Kind::Note),
+            // A bare object caught doing something.
+            ("The vicar found bats roosting in the porch", Kind::Event),
+            ("The hall looked packed and buzzing", Kind::Note),
+            ("Ripe plums need picking", Kind::Note),
             ("Gabbro cooled slowly underground", Kind::Note),
             (
                 "Swapped butter for olive oil spread and started porridge for breakfast",
@@ -2709,6 +2744,9 @@ mod tests {
             "I lived in Lagos as a boy",
             "I was a cathedral chorister as a boy",
             "I was in the sea scouts as a teenager",
+            // What someone of the user's did at an age of the user's.
+            "My grandad taught me to thatch when I was fourteen",
+            "My parents moved to Spain when I was ten",
         ] {
             assert_eq!(kind_of(fact), Kind::Preference, "{fact}");
         }
@@ -2726,6 +2764,9 @@ mod tests {
             "I taught her as a favour",
             "I was there at seven",
             "I was late as a result",
+            // Nor anyone else's age, nor what they do.
+            "My dad retired at sixty",
+            "My sister rings when I was about to leave",
         ] {
             assert!(
                 !tells_an_age_in_the_users_life(&time.to_lowercase()),

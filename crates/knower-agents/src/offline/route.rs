@@ -559,28 +559,51 @@ fn is_count(term: &str) -> bool {
 /// and only the name's last word, the one it is called by: "the new
 /// address" is no "new X-ray"'s.
 fn with_names_used(text: &str, mut words: Vec<String>, projects: &[Project]) -> Vec<String> {
-    let named: std::collections::HashSet<String> = projects
+    for (_, stem) in names_used(text, projects) {
+        if !words.contains(&stem) {
+            words.push(stem);
+        }
+    }
+    words.sort();
+    words
+}
+
+/// The words `text` calls a project by, as [`with_names_used`] finds
+/// them, each with the project it names: "the tour" names the Mahler
+/// tour.
+fn names_used(text: &str, projects: &[Project]) -> Vec<(String, String)> {
+    let lower = super::errands::PLACES
         .iter()
-        .flat_map(|p| p.names.iter().filter_map(|n| whole_words(n).pop()))
-        .collect();
-    let lower = text.to_lowercase();
+        .fold(text.to_lowercase(), |text, place| text.replace(place, " "));
     let plain: Vec<&str> = plain_words(&lower).collect();
+    let mut used = Vec::new();
     for (i, word) in plain.iter().enumerate() {
         if !listed(DETERMINERS, word) {
             continue;
         }
         let after = &plain[i + 1..(i + 3).min(plain.len())];
         for candidate in after {
-            if let [stem] = &whole_words(candidate)[..]
-                && named.contains(stem)
-                && !words.contains(stem)
-            {
-                words.push(stem.clone());
+            if let [stem] = &whole_words(candidate)[..] {
+                for p in projects {
+                    let called = p.names.iter().any(|n| called_by(n).as_ref() == Some(stem));
+                    let pair = (p.name.clone(), stem.clone());
+                    if called && !used.contains(&pair) {
+                        used.push(pair);
+                    }
+                }
             }
         }
     }
-    words.sort();
-    words
+    used
+}
+
+/// The word a project's name is called by, as routing compares words:
+/// its last, in the order it is written ("branch" of "New branch", not
+/// "new").
+fn called_by(name: &str) -> Option<String> {
+    name.split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .rfind(|part| !part.is_empty())
+        .and_then(|last| whole_words(last).pop())
 }
 
 struct Project {
@@ -681,8 +704,12 @@ fn coverage(held: &[String], words: &[String]) -> f32 {
 /// holds: the only one that holds any, or else the only one that holds
 /// a word that is not an everyday one, the others holding only everyday
 /// words (`true` then). "Weigh her every week during hibernation" is the
-/// tortoise's, whatever project also says "every".
-fn sole_holder(holdings: &[(String, Vec<String>)]) -> Option<(&str, &[String], bool)> {
+/// tortoise's, whatever project also says "every". Which words are
+/// everyday for which project is `everyday`'s to say.
+fn sole_holder(
+    holdings: &[(String, Vec<String>)],
+    everyday: impl Fn(&str, &str) -> bool,
+) -> Option<(&str, &[String], bool)> {
     let holders: Vec<_> = holdings
         .iter()
         .filter(|(_, held)| !held.is_empty())
@@ -692,7 +719,7 @@ fn sole_holder(holdings: &[(String, Vec<String>)]) -> Option<(&str, &[String], b
     }
     let uncommon: Vec<_> = holders
         .into_iter()
-        .filter(|(_, held)| held.iter().any(|w| !super::common::is_common(w)))
+        .filter(|(project, held)| held.iter().any(|w| !everyday(project, w)))
         .collect();
     match uncommon[..] {
         [(project, held)] => Some((project, held, true)),
@@ -983,6 +1010,13 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
     let projects = projects(vault)?;
     let about = without_task_opening(text, kind);
     let mut words = with_names_used(about, content_words(about), &projects);
+    // An everyday word the text calls a project by is that project's as
+    // much as a word of its own: "Check my passport is valid until after
+    // the tour" is the Mahler tour's ("tour"), no errand.
+    let used_names = names_used(about, &projects);
+    let everyday = |project: &str, word: &str| {
+        super::common::is_common(word) && !used_names.iter().any(|(p, w)| p == project && w == word)
+    };
     // Nothing left once a task's opening verb was set aside: the verb
     // may be what it is about.
     if words.is_empty() && about.len() < text.len() {
@@ -1365,7 +1399,7 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
     // One project alone holds words of the note (a distinctive word such
     // as "NAS", "tiler" or "restic" that no other project's notes use),
     // and the meaning, when known, does not point elsewhere.
-    if let Some((best, held, others_common)) = sole_holder(&holdings) {
+    if let Some((best, held, others_common)) = sole_holder(&holdings, everyday) {
         let listed_held = held.join(", ");
         // Everyday words are weak ties: a project's notes that say "home"
         // or "water" do not make "Renew the home insurance" or "Pay the
@@ -1375,7 +1409,7 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         // errand's word that only says where the task sends the project's
         // things is no errand: "Courier the boards to the council". Nor
         // is one the project's word owns: "Pay the club's insurance".
-        let only_common = held.iter().all(|w| super::common::is_common(w));
+        let only_common = held.iter().all(|w| everyday(best, w));
         let tie_to_an_errand = errand.as_deref().filter(|word| {
             (only_common || only_the_errands_own(errand.as_deref(), held))
                 && !super::errands::only_where_the_object_goes(about, held)
@@ -1881,6 +1915,24 @@ mod tests {
         let words = |text: &str| with_names_used(text, content_words(text), &projects);
         let modifier = words("Register to vote at the new address");
         assert!(!modifier.contains(&"new".to_string()), "{modifier:?}");
+        // The last word as written, whatever its place in the alphabet.
+        let projects = [Project {
+            name: "new-branch".into(),
+            names: vec!["new branch".into(), "new-branch".into()],
+        }];
+        let words = |text: &str| with_names_used(text, content_words(text), &projects);
+        let modifier = words("We need a new wicketkeeper for next season");
+        assert!(!modifier.contains(&"new".to_string()), "{modifier:?}");
+        let called = words("The branch opens in June");
+        assert!(called.contains(&"branch".to_string()), "{called:?}");
+        // A place named with the word is no name of the project's.
+        let projects = [Project {
+            name: "ev-switch".into(),
+            names: vec!["electric car".into(), "ev switch".into()],
+        }];
+        let used = names_used("Practise reverse parking in the Tesco car park", &projects);
+        assert!(used.is_empty(), "{used:?}");
+        assert!(!names_used("Charge the car overnight", &projects).is_empty());
     }
 
     #[test]
