@@ -590,6 +590,11 @@ const BATCHES: &[(u32, u32, &str)] = &[
         307,
         "held out: work and a person's own projects, written on round eighty-six's rules (79f9ae6), before any later rule, run once on them in each mode, never tuned on; sent one after another",
     ),
+    (
+        308,
+        311,
+        "held out: work and a person's own projects, written on round eighty-seven's rules (d9e565e), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+    ),
 ];
 
 /// Every set: its file under the routing fixtures, what it was held out
