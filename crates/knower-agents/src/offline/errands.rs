@@ -58,6 +58,7 @@ const PHRASES: &[&str] = &[
     "tv license",
     "gas bill",
     "water bill",
+    "water rates",
     "post office",
     "eye test",
     "sight test",
@@ -399,6 +400,12 @@ mod tests {
             Some("sight test")
         );
         assert_eq!(errand("Book the theory test"), None);
+        // A bill by either of its names; water alone is a project's too.
+        assert_eq!(
+            errand("Pay the water rates before the end of the month").as_deref(),
+            Some("water rates")
+        );
+        assert_eq!(errand("Test the water for nitrates"), None);
         // A word whose stem is another word counts only as written.
         assert_eq!(errand("Pay for parking").as_deref(), Some("parking"));
         assert_eq!(errand("Walk round the retail park"), None);

@@ -982,9 +982,11 @@ fn reports_the_past(first: &str) -> bool {
             // frames", "switched off v1", "sorted out insurance". (After a
             // past that describes, "in" is a preposition: "located in the
             // old mill", "interested in the cello".)
+            // Or its particle, then a preposition: "topped out on my first
+            // V4", "camped out on the ridge" (not "stressed out about…").
             let particle = listed(PARTICLES, next)
-                && !(describes && next == "in")
-                && names_an_object(word(at + 2));
+                && ((!(describes && next == "in") && names_an_object(word(at + 2)))
+                    || (!describes && listed(PREPOSITIONS, word(at + 2))));
             // A time's, as someone's, opens an object: "imported last
             // year's client records…".
             let a_times = listed("last this next", next) && word(at + 2).ends_with("'s");
@@ -1022,12 +1024,23 @@ fn reports_the_past(first: &str) -> bool {
     // £50", "my sister came over and we repainted the hallway" (not "my
     // sister moved to Leeds"). So is the first of the user's things to
     // do something: "my first mug got through the glaze firing" (not "my
-    // first car was a Mini").
+    // first car was a Mini"). So is one of them told doing something to
+    // a thing named, a verb and its particle: "my nephew set up the
+    // contact form" (not "my brother set up his own firm", a fact of his
+    // life). A past written as its base is one after one person: the
+    // present would be "sets".
     if word(0) == "my"
-        && let Some(i) = (1..=3).find(|&i| past_form(word(i)) == Some(Past::Clear))
+        && let Some(i) = (1..=3).find(|&i| {
+            past_form(word(i)) == Some(Past::Clear)
+                || (i == 2 && past_form(word(i)) == Some(Past::AsBase) && one_thing(word(1)))
+        })
     {
         let a_first = listed("first second third", word(1)) && !listed("was were had", word(i));
-        return listed("me us", word(i + 1)) || goes_on_in_the_past(first) || a_first;
+        let a_thing_named = listed(PARTICLES, word(i + 1)) && word(i + 2) == "the";
+        return listed("me us", word(i + 1))
+            || goes_on_in_the_past(first)
+            || a_first
+            || a_thing_named;
     }
     // What one of the user's things "finally" did is news of the day it
     // did it: "my sky wash finally dried without blooms", "my second loaf
@@ -2685,6 +2698,20 @@ mod tests {
             // after it is its partner.
             ("The GP added amlodipine at the review", Kind::Event),
             ("The hall looked empty at the start", Kind::Note),
+            // A past, its particle and a preposition.
+            ("Topped out on my first V4", Kind::Event),
+            ("Camped out on the summit ridge", Kind::Event),
+            ("Stressed out about the move", Kind::Note),
+            // Someone of the user's doing something to a thing named,
+            // with a particle.
+            ("My nephew set up the contact form", Kind::Event),
+            ("My dad sorted out the boiler", Kind::Event),
+            ("My sister moved to Leeds", Kind::Preference),
+            ("My brother set up his own firm", Kind::Preference),
+            (
+                "My kids set up the board games every Sunday",
+                Kind::Preference,
+            ),
             // A bare object caught doing something.
             ("The vicar found bats roosting in the porch", Kind::Event),
             ("The hall looked packed and buzzing", Kind::Note),
