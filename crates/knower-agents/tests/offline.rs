@@ -1552,7 +1552,7 @@ fn a_common_word_one_project_holds_is_a_weak_tie() {
         );
     }
 
-    let text = "Writing up the results section took half the night";
+    let text = "Writing up the results section took a full night";
     let (words_only, decision) = routed_without_and_with_a_model(text);
     assert_eq!(
         words_only.destination.as_deref(),
@@ -1563,7 +1563,7 @@ fn a_common_word_one_project_holds_is_a_weak_tie() {
     assert_eq!(decision.destination, None, "{}", decision.reasoning);
     assert!(
         decision.reasoning.contains(
-            "Only garden's notes share words of it (half), but its meaning is closer to thesis's notes"
+            "Only garden's notes share words of it (full), but its meaning is closer to thesis's notes"
         ),
         "{}",
         decision.reasoning

@@ -1645,11 +1645,12 @@ const STUDIES: &str = "phd doctorate degree masters master's apprenticeship trai
 
 /// Whether `first` tells how the user trained for their working life, as
 /// "I qualified as a vet" does: "I did my PhD on kelp forests…", "I did
-/// my apprenticeship with my dad's firm", "I wrote my doctorate on…",
+/// my apprenticeship with my dad's firm", "I served my apprenticeship at
+/// a harness maker in Walsall", "I wrote my doctorate on…",
 /// "I did a fine art degree", "I trained in Cardiff…". (Not "I did my
 /// first 10k", which is news.)
 fn tells_how_the_user_trained(first: &str) -> bool {
-    if let Some(rest) = after_opening(first, &["i did my ", "i wrote my "]) {
+    if let Some(rest) = after_opening(first, &["i did my ", "i wrote my ", "i served my "]) {
         return plain_words(rest).next().is_some_and(|w| listed(STUDIES, w));
     }
     // One of them told with "a" and what it was in: "I did a fine art
@@ -2515,6 +2516,11 @@ mod tests {
             ("I was called to the Bar in 2006", Kind::Preference),
             // So is how they trained.
             ("I did my PhD on kelp forests in Tasmania", Kind::Preference),
+            (
+                "I served my apprenticeship at a harness maker in Walsall",
+                Kind::Preference,
+            ),
+            ("I served my time on the night desk", Kind::Note),
             // A bare object weighed against another.
             ("Price steel against timber for the main beams", Kind::Task),
             (

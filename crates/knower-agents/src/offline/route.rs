@@ -278,6 +278,7 @@ const VAGUE: &str = "thing things stuff someone somebody something anyone anybod
     along across around through throughout beside near via within without towards toward \
     onto upon among between behind below beneath above under over off \
     two three four five six seven eight nine ten eleven twelve twenty hundred thousand \
+    half quarter dozen \
     second third \
     us whoever whoever's whichever whichever's \
     i'm i've i'll i'd we're we've we'll we'd you're you've you'll you'd they're they've they'll \
@@ -1794,6 +1795,15 @@ mod tests {
         assert_eq!(
             content_words("There's no deadline on it as far as I know"),
             ["deadlin"]
+        );
+        // Nor does how much, "half" a thing or at "half seven".
+        assert_eq!(
+            content_words("Ask the caretaker to open up at half seven"),
+            ["caretak", "open"]
+        );
+        assert_eq!(
+            content_words("The gullet needs to be half a size wider"),
+            ["gullet", "size", "wider"]
         );
         // Nor do a pronoun's or a verb's contractions, nor "us".
         assert_eq!(
