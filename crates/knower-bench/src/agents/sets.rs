@@ -600,6 +600,11 @@ const BATCHES: &[(u32, u32, &str)] = &[
         315,
         "held out: work and a person's own projects, written on round eighty-eight's rules (2e3d7c3), before any later rule, run once on them in each mode, never tuned on; sent one after another",
     ),
+    (
+        316,
+        319,
+        "held out: work and a person's own projects, written on round eighty-nine's rules (cc43e1c), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+    ),
 ];
 
 /// Every set: its file under the routing fixtures, what it was held out
