@@ -120,7 +120,14 @@ const AS_WRITTEN: &str = "parking ironing recycling";
 /// a task is done, not what it is about ("practise plough stops at the car
 /// park", "book the swim at Linear for the bank holiday"). Nor do they
 /// name a project called by their first word ("Electric car").
-pub(super) const PLACES: &[&str] = &["car park", "bank holiday"];
+const PLACES: &[&str] = &["car park", "bank holiday"];
+
+/// `lower` without the places and times of [`PLACES`].
+pub(super) fn without_places(lower: &str) -> String {
+    PLACES
+        .iter()
+        .fold(lower.to_string(), |text, place| text.replace(place, " "))
+}
 
 /// The errand word that `stem`, a content word of `lower`, stands for.
 fn errand_of(lower: &str, stem: &str) -> Option<&'static str> {
@@ -148,9 +155,7 @@ const WHERE_IT_IS_PUT: &str = "in into between under behind beside inside onto";
 /// is a party's ([`PARTIES`]).
 fn outside_places(lower: &str) -> String {
     use super::kind::{OBJECT_STARTS, PREPOSITIONS, listed, plain_words};
-    let text = PLACES
-        .iter()
-        .fold(lower.to_string(), |text, place| text.replace(place, " "));
+    let text = without_places(lower);
     let words: Vec<&str> = plain_words(&text).collect();
     let mut kept = Vec::with_capacity(words.len());
     let mut put = false;

@@ -559,23 +559,31 @@ fn is_count(term: &str) -> bool {
 /// tells which ("the afternoon talk clashes…", "did the first talk…"),
 /// and only the name's last word, the one it is called by: "the new
 /// address" is no "new X-ray"'s.
-fn with_names_used(text: &str, mut words: Vec<String>, projects: &[Project]) -> Vec<String> {
-    for (_, stem) in names_used(text, projects) {
-        if !words.contains(&stem) {
-            words.push(stem);
+fn with_names_used(mut words: Vec<String>, used: &[(String, String)]) -> Vec<String> {
+    for (_, stem) in used {
+        if !words.contains(stem) {
+            words.push(stem.clone());
         }
     }
     words.sort();
     words
 }
 
-/// The words `text` calls a project by, as [`with_names_used`] finds
+/// The words `text` calls a project by, as [`with_names_used`] takes
 /// them, each with the project it names: "the tour" names the Mahler
-/// tour.
+/// tour. (A place named with such a word names nothing: "the Tesco car
+/// park" is no "Electric car"'s.)
 fn names_used(text: &str, projects: &[Project]) -> Vec<(String, String)> {
-    let lower = super::errands::PLACES
+    let called: Vec<(&str, Vec<String>)> = projects
         .iter()
-        .fold(text.to_lowercase(), |text, place| text.replace(place, " "));
+        .map(|p| {
+            (
+                p.name.as_str(),
+                p.names.iter().filter_map(|n| called_by(n)).collect(),
+            )
+        })
+        .collect();
+    let lower = super::errands::without_places(&text.to_lowercase());
     let plain: Vec<&str> = plain_words(&lower).collect();
     let mut used = Vec::new();
     for (i, word) in plain.iter().enumerate() {
@@ -585,10 +593,9 @@ fn names_used(text: &str, projects: &[Project]) -> Vec<(String, String)> {
         let after = &plain[i + 1..(i + 3).min(plain.len())];
         for candidate in after {
             if let [stem] = &whole_words(candidate)[..] {
-                for p in projects {
-                    let called = p.names.iter().any(|n| called_by(n).as_ref() == Some(stem));
-                    let pair = (p.name.clone(), stem.clone());
-                    if called && !used.contains(&pair) {
+                for (project, words) in &called {
+                    let pair = (project.to_string(), stem.clone());
+                    if words.contains(stem) && !used.contains(&pair) {
                         used.push(pair);
                     }
                 }
@@ -1010,11 +1017,11 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
     let lower = text.to_lowercase();
     let projects = projects(vault)?;
     let about = without_task_opening(text, kind);
-    let mut words = with_names_used(about, content_words(about), &projects);
+    let used_names = names_used(about, &projects);
+    let mut words = with_names_used(content_words(about), &used_names);
     // An everyday word the text calls a project by is that project's as
     // much as a word of its own: "Check my passport is valid until after
     // the tour" is the Mahler tour's ("tour"), no errand.
-    let used_names = names_used(about, &projects);
     let everyday = |project: &str, word: &str| {
         super::common::is_common(word) && !used_names.iter().any(|(p, w)| p == project && w == word)
     };
@@ -1903,7 +1910,7 @@ mod tests {
             name: "conference-talk".into(),
             names: vec!["conference talk".into(), "conference-talk".into()],
         }];
-        let words = |text: &str| with_names_used(text, content_words(text), &projects);
+        let words = |text: &str| with_names_used(content_words(text), &names_used(text, &projects));
         let named = words("Gave a dry run of the talk to the team");
         assert!(named.contains(&"talk".to_string()), "{named:?}");
         // So after one word that tells which.
@@ -1922,7 +1929,7 @@ mod tests {
             name: "new-xray".into(),
             names: vec!["new xray".into(), "new-xray".into()],
         }];
-        let words = |text: &str| with_names_used(text, content_words(text), &projects);
+        let words = |text: &str| with_names_used(content_words(text), &names_used(text, &projects));
         let modifier = words("Register to vote at the new address");
         assert!(!modifier.contains(&"new".to_string()), "{modifier:?}");
         // The last word as written, whatever its place in the alphabet.
@@ -1930,7 +1937,7 @@ mod tests {
             name: "new-branch".into(),
             names: vec!["new branch".into(), "new-branch".into()],
         }];
-        let words = |text: &str| with_names_used(text, content_words(text), &projects);
+        let words = |text: &str| with_names_used(content_words(text), &names_used(text, &projects));
         let modifier = words("We need a new wicketkeeper for next season");
         assert!(!modifier.contains(&"new".to_string()), "{modifier:?}");
         let called = words("The branch opens in June");
