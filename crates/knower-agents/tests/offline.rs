@@ -960,6 +960,8 @@ fn a_reply_to_something_unsaid_is_asked_about_whatever_word_it_shares() {
         "Fine, as long as it's soon",
         "That's fine by me",
         "Whoever's free",
+        // A preference in form, going along with what was asked.
+        "I'm easy",
     ] {
         let decided = knower_agents::route(&fx.vault, &fx.index, text).unwrap();
         assert_eq!(decided.destination, None, "{text}: {}", decided.reasoning);
@@ -979,6 +981,13 @@ fn a_reply_to_something_unsaid_is_asked_about_whatever_word_it_shares() {
         Some("projects/pottery/state.md"),
         "{}",
         told.reasoning
+    );
+    let fact = knower_agents::route(&fx.vault, &fx.index, "I'm easy to please").unwrap();
+    assert_eq!(
+        fact.destination.as_deref(),
+        Some("profile.md"),
+        "{}",
+        fact.reasoning
     );
 }
 

@@ -53,6 +53,7 @@ const PHRASES: &[&str] = &[
     "window cleaner",
     "dry cleaning",
     "dry cleaner",
+    "dry cleaners",
     "smoke alarm",
     "tv licence",
     "tv license",
@@ -84,6 +85,8 @@ const PHRASES: &[&str] = &[
     "oyster card",
     "bank statement",
     "congestion charge",
+    "penalty charge",
+    "parking fine",
     "blue badge",
     "council tax",
     "bottle bank",
@@ -411,6 +414,16 @@ mod tests {
             Some("water rates")
         );
         assert_eq!(errand("Test the water for nitrates"), None);
+        // The shop as well as what is left there; a fine by its name on
+        // the notice ("car park" alone is where, not what).
+        assert_eq!(
+            errand("Take my suit to the dry cleaners").as_deref(),
+            Some("dry cleaners")
+        );
+        assert_eq!(
+            errand("Appeal the penalty charge from the hospital car park").as_deref(),
+            Some("penalty charge")
+        );
         // A word whose stem is another word counts only as written.
         assert_eq!(errand("Pay for parking").as_deref(), Some("parking"));
         assert_eq!(errand("Walk round the retail park"), None);

@@ -250,6 +250,9 @@ fn second_word_of_a_subject(first_word: &str, noun: &str, then: &str) -> bool {
 const STATING_VERBS: &str = "love like hate hope want wish think feel seem know mean prefer need \
     guess bet mind miss enjoy appreciate doubt suppose believe be have cost last belong contain \
     consist depend matter owe own remain deserve equal rain snow will can";
+/// The stating verbs in "-s" that follow a subject: after a first word
+/// that could be an imperative, they make it a name or a thing.
+const STATING_PRESENTS: &str = "wants needs thinks hopes hates loves says reckons";
 /// Imperatives the lexicon cannot give: verbs of today's errands that it,
 /// built from older text, lacks, and "lay", which it knows better as the
 /// past of "lie".
@@ -327,6 +330,12 @@ fn asks_for_something(first: &str) -> bool {
     let words: Vec<&str> = plain_words(first).collect();
     let word = |i: usize| words.get(i).copied().unwrap_or_default();
     let (verb, next) = (word(0), word(1));
+    // A first word that a stating verb in "-s" follows is its subject, a
+    // name or a thing that is also a verb's base: "Sue wants to see the
+    // Vatican", "Mark thinks…", "Lime needs weeks to cure".
+    if listed(STATING_PRESENTS, next) {
+        return false;
+    }
     // ("Dinner the other night was lovely": a later verb makes the first
     // word its subject.)
     if unknown_word_as_verb(verb)
@@ -335,7 +344,11 @@ fn asks_for_something(first: &str) -> bool {
     {
         return true;
     }
-    if is_imperative_verb(verb) && listed(AFTER_AN_IMPERATIVE, next) && no_verb_after(first, &words)
+    // So does a preposition of going, or its particle: "walk along the
+    // canal to the lock", "ride along on Dev's Thursday shift".
+    if is_imperative_verb(verb)
+        && (listed(AFTER_AN_IMPERATIVE, next) || listed(OF_GOING, next))
+        && no_verb_after(first, &words)
     {
         return true;
     }
@@ -396,7 +409,7 @@ fn asks_for_something(first: &str) -> bool {
     }
     is_imperative_verb(verb)
         && (starts_an_object(next)
-            || listed(ANOTHER_OF_ITS_KIND, next)
+            || describes_a_noun(next)
             || listed(OBJECTS, next)
             || is_number(next)
             || listed(QUESTION_WORDS, next)
@@ -408,6 +421,21 @@ fn asks_for_something(first: &str) -> bool {
 /// a spare wheel". (Not determiners: in "paint on new plaster needs…" the
 /// verb after them still has its subject.)
 const ANOTHER_OF_ITS_KIND: &str = "new more fresh spare";
+/// Comparatives that open a bare object by telling how it differs from
+/// the one there is: "restring with lighter strings", "swap to thicker
+/// gloves". ("Better" is as often an adverb: "sleep better".)
+const COMPARATIVES: &str = "lighter heavier thicker thinner bigger smaller larger longer shorter \
+    wider narrower stronger softer harder cheaper";
+/// Adjectives of how often, only ever before a noun: "asked for daily
+/// transcripts", "send weekly updates".
+const HOW_OFTEN: &str = "daily weekly fortnightly monthly quarterly yearly annual nightly hourly";
+
+/// Whether `word` describes the noun after it as [`ANOTHER_OF_ITS_KIND`],
+/// by a comparative or by how often: a present in "-s" after it is that
+/// noun ("lighter strings", "daily transcripts"), not a verb.
+fn describes_a_noun(word: &str) -> bool {
+    listed(ANOTHER_OF_ITS_KIND, word) || listed(COMPARATIVES, word) || listed(HOW_OFTEN, word)
+}
 
 /// Verbs whose object may be another verb's "-ing": opening a text before
 /// one, they ask for it ("start feeding…", "keep turning…", "try
@@ -474,8 +502,9 @@ fn first_clause_len(first: &str) -> usize {
 /// reads as as well).
 ///
 /// A present right after a preposition or a determiner, or after a
-/// determiner and a word, or a preposition and "new", "more", "fresh" or
-/// "spare", is a noun: "apply to the Sport England fund for new gloves"
+/// determiner and a word, or a preposition and a word that describes a
+/// noun ([`describes_a_noun`]), is a noun: "apply to the Sport England
+/// fund for new gloves", "restring with lighter strings"
 /// (not after "that", as often a pronoun: "gave advice that helps", nor a
 /// preposition and any word: "compression with WAND gives a speedup").
 fn has_a_verb(first: &str, words: &[&str], from: usize, or_present: bool) -> bool {
@@ -485,7 +514,7 @@ fn has_a_verb(first: &str, words: &[&str], from: usize, or_present: bool) -> boo
         listed(PREPOSITIONS, back(1))
             || listed(DETERMINERS, back(1))
             || listed(DETERMINERS, back(2))
-            || (listed(PREPOSITIONS, back(2)) && listed(ANOTHER_OF_ITS_KIND, back(1)))
+            || (listed(PREPOSITIONS, back(2)) && describes_a_noun(back(1)))
     };
     clause.iter().enumerate().skip(from).any(|(i, w)| {
         listed(NOT_A_PAST_VERB, w)
@@ -518,8 +547,11 @@ fn present_verb_after(first: &str, words: &[&str], from: usize, subject: &str) -
             let (before, w) = (clause[i - 1], clause[i]);
             // (A determiner one word further back makes a noun too: "the
             // new posts".)
-            let determined =
-                listed(OBJECT_STARTS, before) || (i >= 2 && listed(OBJECT_STARTS, clause[i - 2]));
+            // (So does a preposition and a word that describes one: "for
+            // daily transcripts".)
+            let determined = listed(OBJECT_STARTS, before)
+                || (i >= 2 && listed(OBJECT_STARTS, clause[i - 2]))
+                || (i >= 2 && listed(PREPOSITIONS, clause[i - 2]) && describes_a_noun(before));
             listed(PRESENT_AFTER_A_SUBJECT, w)
                 || (verbs::is_present_s(w)
                     && !plural
@@ -827,6 +859,8 @@ fn is_number_word(word: &str) -> bool {
             .split_once('-')
             .is_some_and(|(tens, units)| listed_number(tens) && listed_number(units))
 }
+/// The words that multiply a count: "two thousand", "three hundred".
+const LARGE_NUMBERS: &str = "hundred thousand million";
 /// Whether `word` is a count, in digits or in words: "16", "sixteen",
 /// "twenty-eight".
 fn is_a_count(word: &str) -> bool {
@@ -1094,10 +1128,15 @@ fn reports_the_past(first: &str) -> bool {
             // determiner: "the box at Low Farm blew down…", "the shed on
             // the allotment flooded…", "the offer from the sixth-form
             // college came through", "the grant for the lathe came
-            // through".
+            // through". A count opens it as a determiner does, however
+            // many words it takes: "the council's order for two thousand
+            // whips came through".
             let determiner = usize::from(listed(OBJECT_STARTS, then));
-            searched_up_to = (i + determiner + 3).min(searched_up_to + 3);
-            i += 1 + determiner;
+            let count = (i + 1 + determiner..)
+                .take_while(|&at| is_a_count(word(at)) || listed(LARGE_NUMBERS, word(at)))
+                .count();
+            searched_up_to = (i + determiner + count + 3).min(searched_up_to + 3 + count);
+            i += 1 + determiner + count;
             continue;
         }
         if w == "did" && (starts_an_object(then) || recent) {
@@ -1501,15 +1540,16 @@ pub fn kind_of(text: &str) -> Kind {
     } else {
         after_bullets(&lower)
     };
-    // Who is in the household, who someone is to the user, or at what
-    // age the user did something, is told before any event rule reads
-    // "got" or "left" as a past ("we've got a baby girl", "I left school
-    // at sixteen").
+    // Who is in the household, who someone is to the user, at what age
+    // the user did something or what they took over from their family, is
+    // told before any event rule reads "got", "left" or "took" as a past
+    // ("we've got a baby girl", "I left school at sixteen").
     if ABOUT_ME.iter().any(|s| first.starts_with(s))
         || tells_who_the_family_are(first)
         || tells_who_someone_is(first)
         || tells_an_age_in_the_users_life(first)
         || tells_who_the_user_was_before(first)
+        || tells_what_the_user_took_over(first)
         || tells_how_the_users_body_reacts(first)
     {
         Kind::Preference
@@ -1780,6 +1820,9 @@ const MINUTES_ROUND_THE_CLOCK: &str = "five ten twenty twenty-five quarter half"
 
 /// The spans a part of the user's life is told in.
 const SPANS: &str = "year years month months decade decades";
+/// The pasts that tell when a place or a body began or ended: after
+/// "since the…", they date a span of the user's life as a year does.
+const OPENED_OR_CLOSED: &str = "opened closed shut started began launched merged folded";
 
 /// Whether `first` tells how long the user has done something, a fact of
 /// their life as "I've been vegan for six years" is: "I've taught for
@@ -1839,9 +1882,35 @@ fn tells_how_long_the_user_has(first: &str) -> bool {
                 || (word(i + 1) == "my"
                     && listed(PEOPLE, word(i + 2))
                     && (is_past(word(i + 3)) || listed("was were", word(i + 3))))
+                // The start or end of a place's life, as a year is: "I've
+                // driven trams since the network opened", "I've been
+                // freelance since the paper closed".
+                || (word(i + 1) == "the"
+                    && (i + 3..=i + 4).any(|at| listed(OPENED_OR_CLOSED, word(at))))
         }
         _ => false,
     })
+}
+
+/// The family a business or a holding passes down from.
+const ELDERS: &str = "mum mom mother dad father parents grandma grandmother gran granny grandad \
+    grandpa grandfather grandparents aunt uncle family";
+
+/// Whether `first` tells what the user took over from their elders, a
+/// fact of their life as a trade learnt is: "I took the nursery over
+/// from my father in 2004", "I took over the shop from my mum", "I
+/// inherited the farm from my grandad". (From anyone else it is news of
+/// a job: "I took over the account from my manager".)
+fn tells_what_the_user_took_over(first: &str) -> bool {
+    let Some(rest) = after_opening(first, &["i took ", "i inherited "]) else {
+        return false;
+    };
+    let words: Vec<&str> = plain_words(rest).collect();
+    let clause = &words[..first_clause_len(rest).min(words.len())];
+    let over = first.starts_with("i inherited ") || clause.contains(&"over");
+    over && clause
+        .windows(3)
+        .any(|w| w[0] == "from" && w[1] == "my" && listed(ELDERS, w[2]))
 }
 
 /// Whether `first` tells who is in the user's household, as "I have…"
@@ -2716,6 +2785,38 @@ mod tests {
             ("My brother set up his own firm", Kind::Preference),
             (
                 "My kids set up the board games every Sunday",
+                Kind::Preference,
+            ),
+            // An imperative with a preposition of going, or its particle.
+            ("Ride along on Dev's Thursday shift", Kind::Task),
+            ("Walk along the canal to the lock", Kind::Task),
+            // A stating verb in "-s" after the first word makes it a
+            // subject, however much it looks like a verb.
+            ("Sue wants to see the Vatican but hates queues", Kind::Note),
+            ("Lime needs weeks to cure, not days", Kind::Note),
+            // A comparative or an adjective of how often before a present
+            // in "-s" makes it a noun.
+            ("Restring with lighter strings", Kind::Task),
+            ("The defence asked for daily transcripts", Kind::Event),
+            // A count in a subject's place opens it as a determiner does.
+            (
+                "The council's order for two thousand whips came through",
+                Kind::Event,
+            ),
+            // What the user took over from their elders is their life's.
+            (
+                "I took the nursery over from my father in 2004",
+                Kind::Preference,
+            ),
+            ("I inherited the farm from my grandad", Kind::Preference),
+            ("I took over the account from my manager", Kind::Note),
+            // A span from when a place opened or closed, as from a year.
+            (
+                "I've driven trams since the network opened",
+                Kind::Preference,
+            ),
+            (
+                "I've been freelance since the paper closed in 2019",
                 Kind::Preference,
             ),
             // A bare object caught doing something.

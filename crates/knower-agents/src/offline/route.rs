@@ -417,6 +417,24 @@ fn only_done_to_a_pronoun(text: &str, words: &[String]) -> Option<String> {
 /// soon", "Sure, go ahead", "Right, whatever works".
 const REPLIES: &str = "fine ok okay sure yes yeah no right hmm fair agreed alright";
 
+/// What the user says they are when they go along with what was asked:
+/// "I'm easy", "I'm game", "I'm in".
+const GOING_ALONG: &str = "easy game in";
+
+/// The opening of `lower` when the user goes along with something it does
+/// not say, alone or before a comma: "I'm easy", "I'm in, whatever day
+/// suits" (not "I'm in Leeds"). A preference in form, it tells nothing
+/// about who the user is.
+fn goes_along(lower: &str) -> Option<&str> {
+    let words: Vec<&str> = plain_words(lower).collect();
+    let (["i'm", stance] | ["i'm", stance, ..]) = words.as_slice() else {
+        return None;
+    };
+    let opening = &lower[..lower.find(stance)? + stance.len()];
+    let ends = words.len() == 2 || lower[opening.len()..].trim_start().starts_with(',');
+    (listed(GOING_ALONG, stance) && ends).then_some(opening)
+}
+
 /// How a note opens when it answers something it does not say: a reply
 /// word alone, before a comma, or before "by" or "enough" ("Fine by
 /// me", "Fair enough"); or, as its subject, a pronoun for what was said
@@ -1190,10 +1208,16 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
     // A reply to something unsaid that names nothing of its own: the
     // everyday words left ("fine", "free", "long") tie it to no project,
     // however close a project's notes come in meaning.
-    if kind == Kind::Note
-        && named.is_empty()
-        && words.iter().all(|w| super::common::is_common(w))
-        && let Some(opening) = answers_what_is_unsaid(&lower)
+    // So is the user going along with it, whose one word is how they
+    // stand: "I'm easy" is no fact about them.
+    let a_note_of_common_words =
+        || kind == Kind::Note && words.iter().all(|w| super::common::is_common(w));
+    if named.is_empty()
+        && let Some(opening) = goes_along(&lower).or_else(|| {
+            a_note_of_common_words()
+                .then(|| answers_what_is_unsaid(&lower))
+                .flatten()
+        })
     {
         why.push(format!(
             "It answers something it does not say (“{opening}”) and names nothing of its own, so I cannot tell where it belongs."
@@ -1901,6 +1925,13 @@ mod tests {
             "that van is free on sundays",
         ] {
             assert_eq!(answers_what_is_unsaid(text), None, "{text}");
+        }
+        // The user going along with what was asked, which tells nothing
+        // of who they are.
+        assert_eq!(goes_along("i'm easy"), Some("i'm easy"));
+        assert_eq!(goes_along("i'm in, whatever day suits"), Some("i'm in"));
+        for text in ["i'm in leeds", "i'm easy to please", "i'm vegetarian"] {
+            assert_eq!(goes_along(text), None, "{text}");
         }
     }
 
