@@ -605,6 +605,11 @@ const BATCHES: &[(u32, u32, &str)] = &[
         319,
         "held out: work and a person's own projects, written on round eighty-nine's rules (cc43e1c), before any later rule, run once on them in each mode, never tuned on; sent one after another",
     ),
+    (
+        320,
+        323,
+        "held out: work and a person's own projects, written on round ninety's rules (4927591), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+    ),
 ];
 
 /// Every set: its file under the routing fixtures, what it was held out
