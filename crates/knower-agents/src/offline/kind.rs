@@ -361,6 +361,18 @@ fn asks_for_something(first: &str) -> bool {
     if next.ends_with("'s") && second_word_of_a_subject(verb, word(2), word(3)) {
         return false;
     }
+    // "Have" and a thing of the user's with what is to be done to it, as
+    // "get" takes them: "have the boiler serviced", "have the dual
+    // controls fitted before the sign-writing" (not a question, "have
+    // the kids been fed?", nor "have a look").
+    if verb == "have" && listed(WHOSE, next) && !first.trim_end().ends_with('?') {
+        let clause = first_clause_len(first).min(words.len());
+        return (3..clause.min(7)).any(|i| {
+            let done = verbs::is_participle(word(i)) || is_past(word(i));
+            let ends = i + 1 == clause || listed(PREPOSITIONS, word(i + 1));
+            done && ends && !words[2..i].iter().any(|w| listed(NOT_A_PAST_VERB, w))
+        });
+    }
     // Two imperatives joined before their object: "blanch and freeze the
     // runner beans", "sand and paint the door".
     if is_imperative_verb(verb)
@@ -421,6 +433,8 @@ fn asks_for_something(first: &str) -> bool {
 /// a spare wheel". (Not determiners: in "paint on new plaster needs…" the
 /// verb after them still has its subject.)
 const ANOTHER_OF_ITS_KIND: &str = "new more fresh spare";
+/// The determiners that say whose a thing is, or that it is one known.
+const WHOSE: &str = "the my our his her their your";
 /// Comparatives that open a bare object by telling how it differs from
 /// the one there is: "restring with lighter strings", "swap to thicker
 /// gloves". ("Better" is as often an adverb: "sleep better".)
@@ -1257,8 +1271,10 @@ fn reports_the_past(first: &str) -> bool {
                         && !next.ends_with("ly")
                         // (A verb after the two makes them a subject,
                         // "laid hedges need staking", or tells how the
-                        // object is, "gave advice that helps".)
-                        && !could_be_a_verb(word(i + 2))
+                        // object is, "gave advice that helps"; a particle
+                        // is the past's own, "the dealer pushed delivery
+                        // back to February".)
+                        && (!could_be_a_verb(word(i + 2)) || listed(PARTICLES, word(i + 2)))
                         && !has_a_verb(first, &words, i + 2, true)))
                 && !listed(SUBJECT_STARTS, word(i - 1)))
             // ("the finished painting…": after a determiner it describes.)
@@ -1550,6 +1566,7 @@ pub fn kind_of(text: &str) -> Kind {
         || tells_an_age_in_the_users_life(first)
         || tells_who_the_user_was_before(first)
         || tells_what_the_user_took_over(first)
+        || tells_a_turn_in_the_users_life(first)
         || tells_how_the_users_body_reacts(first)
     {
         Kind::Preference
@@ -1687,8 +1704,8 @@ const STUDIES: &str = "phd doctorate degree masters master's apprenticeship trai
 /// "I qualified as a vet" does: "I did my PhD on kelp forests…", "I did
 /// my apprenticeship with my dad's firm", "I served my apprenticeship at
 /// a harness maker in Walsall", "I wrote my doctorate on…",
-/// "I did a fine art degree", "I trained in Cardiff…". (Not "I did my
-/// first 10k", which is news.)
+/// "I did a fine art degree", "I trained in Cardiff…", "I learnt to sail
+/// at Plymouth". (Not "I did my first 10k", which is news.)
 fn tells_how_the_user_trained(first: &str) -> bool {
     if let Some(rest) = after_opening(first, &["i did my ", "i wrote my ", "i served my "]) {
         return plain_words(rest).next().is_some_and(|w| listed(STUDIES, w));
@@ -1709,6 +1726,14 @@ fn tells_how_the_user_trained(first: &str) -> bool {
             .first()
             .is_some_and(|w| !listed(OBJECT_STARTS, w) && !listed(PREPOSITIONS, w))
             && words[1..].iter().any(|w| listed("at in", w));
+    }
+    // A craft learnt where or from whom: "I learned to bind at the London
+    // College of Communication", "I learnt to weld from my uncle" (not "I
+    // learnt to swim at last", news, nor "I learned to tie a bowline at
+    // the club", whose verb takes an object).
+    if let Some(rest) = after_opening(first, &["i learned to ", "i learnt to "]) {
+        let words: Vec<&str> = plain_words(rest).take(3).collect();
+        return matches!(words.as_slice(), [_, "at" | "in" | "from" | "with", then, ..] if *then != "last");
     }
     after_opening(first, &["i trained in ", "i trained at "]).is_some()
 }
@@ -1890,6 +1915,35 @@ fn tells_how_long_the_user_has(first: &str) -> bool {
         }
         _ => false,
     })
+}
+
+/// The pasts by which the user's life took a turn: with the year it
+/// did, a fact of their life.
+const TURNS_OF_LIFE: &str = "left joined retired quit emigrated graduated moved";
+/// Where the user moved to, when "moved" is a turn of their life ("I
+/// moved the shed…" is not).
+const MOVED_TO: &str = "to here abroad back over";
+
+/// Whether `first` tells a turn in the user's life and the year of it:
+/// "I left the police to teach driving in 2012", "I joined the police in
+/// 1998", "I retired in 2019", "I moved to Leeds in 2015" (not "I left
+/// the keys at home", nor "I moved the shed in 2019").
+fn tells_a_turn_in_the_users_life(first: &str) -> bool {
+    let Some(rest) = first.strip_prefix("i ") else {
+        return false;
+    };
+    let words: Vec<&str> = plain_words(rest).collect();
+    let clause = &words[..first_clause_len(rest).min(words.len())];
+    let (Some(verb), next) = (clause.first(), clause.get(1).copied().unwrap_or_default()) else {
+        return false;
+    };
+    let a_year =
+        |w: &str| w.len() == 4 && is_number(w) && (w.starts_with("19") || w.starts_with("20"));
+    listed(TURNS_OF_LIFE, verb)
+        && (*verb != "moved" || listed(MOVED_TO, next))
+        && clause
+            .windows(2)
+            .any(|pair| pair[0] == "in" && a_year(pair[1]))
 }
 
 /// The family a business or a holding passes down from.
@@ -2810,6 +2864,31 @@ mod tests {
             ),
             ("I inherited the farm from my grandad", Kind::Preference),
             ("I took over the account from my manager", Kind::Note),
+            // "Have" and a thing with what is to be done to it.
+            (
+                "Have the dual controls fitted before the sign-writing",
+                Kind::Task,
+            ),
+            ("Have the gutters at the back cleared", Kind::Task),
+            ("Have the kids been fed", Kind::Note),
+            ("Have a look at it when you can", Kind::Note),
+            // A past's bare object and its particle.
+            ("The dealer pushed delivery back to February", Kind::Event),
+            // A turn in the user's life and its year.
+            (
+                "I left the police to teach driving in 2012",
+                Kind::Preference,
+            ),
+            ("I moved to Leeds in 2015", Kind::Preference),
+            ("I moved the shed in 2019", Kind::Note),
+            ("I left the keys at home", Kind::Note),
+            // A craft learnt where or from whom.
+            (
+                "I learned to bind at the London College of Communication",
+                Kind::Preference,
+            ),
+            ("I learnt to swim at last", Kind::Note),
+            ("I learned to tie a bowline at the club", Kind::Note),
             // A span from when a place opened or closed, as from a year.
             (
                 "I've driven trams since the network opened",
