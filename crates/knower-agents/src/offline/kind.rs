@@ -1698,17 +1698,30 @@ fn tells_what_the_user_has(first: &str) -> bool {
 
 /// The courses and trainings a working life is built on.
 const STUDIES: &str = "phd doctorate degree masters master's apprenticeship training residency \
-    a-levels gcses pgce";
+    a-levels gcses pgce diploma";
 
 /// Whether `first` tells how the user trained for their working life, as
 /// "I qualified as a vet" does: "I did my PhD on kelp forests…", "I did
 /// my apprenticeship with my dad's firm", "I served my apprenticeship at
-/// a harness maker in Walsall", "I wrote my doctorate on…",
+/// a harness maker in Walsall", "I apprenticed with an upholsterer in
+/// Bath", "I wrote my doctorate on…",
 /// "I did a fine art degree", "I trained in Cardiff…", "I learnt to sail
 /// at Plymouth". (Not "I did my first 10k", which is news.)
 fn tells_how_the_user_trained(first: &str) -> bool {
+    // (Its subject may come first: "I did my archives diploma at
+    // Aberystwyth"; but a training after a word is any day's, "I did my
+    // first training run".)
     if let Some(rest) = after_opening(first, &["i did my ", "i wrote my ", "i served my "]) {
-        return plain_words(rest).next().is_some_and(|w| listed(STUDIES, w));
+        let words: Vec<&str> = plain_words(rest).take(3).collect();
+        return words.first().is_some_and(|w| listed(STUDIES, w))
+            || words.iter().any(|w| listed(STUDIES, w) && *w != "training");
+    }
+    // Bound to a master of the trade: "I apprenticed with an upholsterer
+    // in Bath", "I was apprenticed to a cooper".
+    if let Some(rest) = after_opening(first, &["i apprenticed ", "i was apprenticed "]) {
+        return plain_words(rest)
+            .next()
+            .is_some_and(|w| listed("with to at under", w));
     }
     // One of them told with "a" and what it was in: "I did a fine art
     // degree before…", "I did an apprenticeship in joinery" (a training
@@ -2882,6 +2895,12 @@ mod tests {
             ("I moved to Leeds in 2015", Kind::Preference),
             ("I moved the shed in 2019", Kind::Note),
             ("I left the keys at home", Kind::Note),
+            // A course named after its subject, and a master served.
+            ("I did my archives diploma at Aberystwyth", Kind::Preference),
+            (
+                "I apprenticed with an upholsterer in Bath for four years",
+                Kind::Preference,
+            ),
             // A craft learnt where or from whom.
             (
                 "I learned to bind at the London College of Communication",
@@ -2997,6 +3016,16 @@ mod tests {
             "i did my first 10k in under an hour"
         ));
         assert!(!tells_how_the_user_trained("i did my tax return"));
+        assert!(tells_how_the_user_trained(
+            "i did my archives diploma at aberystwyth"
+        ));
+        assert!(!tells_how_the_user_trained(
+            "i did my first training run in the snow"
+        ));
+        assert!(tells_how_the_user_trained("i was apprenticed to a cooper"));
+        assert!(!tells_how_the_user_trained(
+            "i apprenticed myself to nobody"
+        ));
         assert!(tells_how_the_user_trained(
             "i did an apprenticeship in joinery"
         ));

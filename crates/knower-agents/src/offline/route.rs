@@ -275,6 +275,7 @@ const VAGUE: &str = "thing things stuff someone somebody something anyone anybod
     find start finish use try keep put give take come back move say tell know mean seem \
     new old good bad big small great nice better best worse worst interesting important first last little much \
     many well really still just even far probably actually especially whether instead rather ahead \
+    every each yet already ever never always often sometimes usually \
     along across around through throughout beside near via within without towards toward \
     onto upon among between behind below beneath above under over off \
     two three four five six seven eight nine ten eleven twelve twenty hundred thousand \
@@ -497,9 +498,13 @@ const PHRASE_PREPOSITIONS: &[&str] = &[
     "in the middle of",
 ];
 
+/// A supply gone, whose verb says nothing of what a note is about: "we
+/// run out of tinned fish" is the food bank's, no runner's.
+const RUNNING_OUT: &[&str] = &["run out of", "ran out of", "running out of", "runs out of"];
+
 /// The words of `text` that say what it is about: the index's terms (stop
-/// words dropped, stemmed) less [`VAGUE`] ones, counts and the nouns of
-/// [`PHRASE_PREPOSITIONS`] the text uses.
+/// words dropped, stemmed) less [`VAGUE`] ones, counts, the nouns of
+/// [`PHRASE_PREPOSITIONS`] and the verb of [`RUNNING_OUT`] the text uses.
 pub(crate) fn content_words(text: &str) -> Vec<String> {
     static VAGUE_TERMS: std::sync::OnceLock<std::collections::HashSet<String>> =
         std::sync::OnceLock::new();
@@ -507,6 +512,7 @@ pub(crate) fn content_words(text: &str) -> Vec<String> {
     let lower = text.to_lowercase();
     let in_phrases: Vec<String> = PHRASE_PREPOSITIONS
         .iter()
+        .chain(RUNNING_OUT)
         .filter(|phrase| contains_words(&lower, phrase))
         .flat_map(|phrase| whole_words(phrase))
         .collect();
@@ -1847,6 +1853,18 @@ mod tests {
         );
         assert_eq!(content_words("They haven't paid"), ["paid"]);
         assert!(content_words("It means the same").is_empty());
+        // Nor does running out: the supply is what it is about.
+        assert_eq!(
+            content_words("We run out of tinned fish every week"),
+            ["fish", "tin"]
+        );
+        assert_eq!(content_words("Run the hill reps"), ["hill", "rep", "run"]);
+        // Nor how often or by when, "every" and "yet" as "soon" and "now".
+        assert!(content_words("I'd rather not say yet").is_empty());
+        assert_eq!(
+            content_words("Weigh her every morning before flying"),
+            ["fli", "weigh"]
+        );
         // A thought is as vague as an idea.
         assert!(content_words("that thought").is_empty());
         // Prepositions say nothing of what a note is about.
