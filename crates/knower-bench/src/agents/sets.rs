@@ -615,6 +615,11 @@ const BATCHES: &[(u32, u32, &str)] = &[
         327,
         "held out: work and a person's own projects, written on round ninety-one's rules (b064eeb), before any later rule, run once on them in each mode, never tuned on; sent one after another",
     ),
+    (
+        328,
+        331,
+        "held out: work and a person's own projects, written on round ninety-two's rules (88087c0), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+    ),
 ];
 
 /// Every set: its file under the routing fixtures, what it was held out
