@@ -1170,6 +1170,13 @@ fn reports_the_past(first: &str) -> bool {
         if verbs::is_participle(w) && !is_past(w) && word(0) != "well" && ends_a_clause(first, w) {
             return true;
         }
+        // A quantifier before the past is the subject's, as after a
+        // pronoun: "the barcodes all scanned on the new system", "the
+        // twins both passed".
+        if listed("all both", w) && is_past(then) {
+            verb_at = Some(i + 1);
+            break;
+        }
         // "get" in the present is the subject's verb, and a past after it
         // a passive in the present: "suppliers on the portal get paid
         // faster" tells how things are.
@@ -1858,6 +1865,17 @@ const MINUTES_ROUND_THE_CLOCK: &str = "five ten twenty twenty-five quarter half"
 
 /// The spans a part of the user's life is told in.
 const SPANS: &str = "year years month months decade decades";
+/// The decades told in words.
+const DECADES: &str = "sixties seventies eighties nineties noughties";
+
+/// Whether `word` names a decade: "the eighties", "the 1980s".
+fn is_a_decade(word: &str) -> bool {
+    listed(DECADES, word)
+        || word
+            .strip_suffix('s')
+            .is_some_and(|year| year.len() == 4 && is_number(year) && year.ends_with('0'))
+}
+
 /// The pasts that tell when a place or a body began or ended: after
 /// "since the…", they date a span of the user's life as a year does.
 const OPENED_OR_CLOSED: &str = "opened closed shut started began launched merged folded";
@@ -1906,15 +1924,22 @@ fn tells_how_long_the_user_has(first: &str) -> bool {
     if contains_words(rest, "all my life") || contains_words(rest, "my whole life") {
         return true;
     }
-    (1..=5).any(|i| match word(i) {
+    // (A span in years may come after a longer role or place: "I was a
+    // marine engineer in the merchant navy for twelve years".)
+    (1..=8).any(|i| match word(i) {
         "for" => {
             let count = word(i + 1);
-            (is_a_count(count) || listed("a many several", count)) && listed(SPANS, word(i + 2))
+            (is_a_count(count) || listed("a many several", count))
+                && listed(SPANS, word(i + 2))
+                && (i <= 5 || listed("years decades", word(i + 2)))
         }
         // Up to an age: "I played hooker for Neath until I was twenty-eight".
-        "until" => word(i + 1) == "i" && word(i + 2) == "was" && is_a_count(word(i + 3)),
-        "since" => {
+        "until" => i <= 5 && word(i + 1) == "i" && word(i + 2) == "was" && is_a_count(word(i + 3)),
+        "since" if i <= 5 => {
             (word(i + 1).len() == 4 && is_number(word(i + 1)))
+                // A decade, as a year: "I've lettered signs by hand since
+                // the eighties", "…since the 1980s".
+                || (word(i + 1) == "the" && is_a_decade(word(i + 2)))
                 || word(i + 1) == "i"
                 // A time of the family's life: "since my son was born".
                 || (word(i + 1) == "my"
@@ -2908,6 +2933,23 @@ mod tests {
             ),
             ("I learnt to swim at last", Kind::Note),
             ("I learned to tie a bowline at the club", Kind::Note),
+            // A span from a decade; a span in years after a longer role.
+            (
+                "I've lettered signs by hand since the eighties",
+                Kind::Preference,
+            ),
+            ("I've taught in Leeds since the 1990s", Kind::Preference),
+            (
+                "I was a marine engineer in the merchant navy for twelve years",
+                Kind::Preference,
+            ),
+            (
+                "I was a guest at the hotel in Rome for two nights",
+                Kind::Note,
+            ),
+            // A quantifier between a subject and its past.
+            ("The barcodes all scanned on the new system", Kind::Event),
+            ("The twins both passed their driving tests", Kind::Event),
             // A span from when a place opened or closed, as from a year.
             (
                 "I've driven trams since the network opened",
