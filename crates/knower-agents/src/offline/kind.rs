@@ -562,10 +562,17 @@ fn present_verb_after(first: &str, words: &[&str], from: usize, subject: &str) -
             // (A determiner one word further back makes a noun too: "the
             // new posts".)
             // (So does a preposition and a word that describes one: "for
-            // daily transcripts".)
+            // daily transcripts"; and a determiner before a count, however
+            // long: "knocked in the first hundred posts".)
+            let counted = clause[..i]
+                .iter()
+                .rev()
+                .take_while(|w| is_a_count(w) || listed(LARGE_NUMBERS, w) || listed(ORDINALS, w))
+                .count();
             let determined = listed(OBJECT_STARTS, before)
                 || (i >= 2 && listed(OBJECT_STARTS, clause[i - 2]))
-                || (i >= 2 && listed(PREPOSITIONS, clause[i - 2]) && describes_a_noun(before));
+                || (i >= 2 && listed(PREPOSITIONS, clause[i - 2]) && describes_a_noun(before))
+                || (counted > 0 && i > counted && listed(OBJECT_STARTS, clause[i - counted - 1]));
             listed(PRESENT_AFTER_A_SUBJECT, w)
                 || (verbs::is_present_s(w)
                     && !plural
@@ -873,6 +880,8 @@ fn is_number_word(word: &str) -> bool {
             .split_once('-')
             .is_some_and(|(tens, units)| listed_number(tens) && listed_number(units))
 }
+/// The words that tell which of a count: "the first hundred posts".
+const ORDINALS: &str = "first second third last next";
 /// The words that multiply a count: "two thousand", "three hundred".
 const LARGE_NUMBERS: &str = "hundred thousand million";
 /// Whether `word` is a count, in digits or in words: "16", "sixteen",
@@ -2946,6 +2955,11 @@ mod tests {
             (
                 "I was a guest at the hotel in Rome for two nights",
                 Kind::Note,
+            ),
+            // A count between a determiner and a noun in "-s".
+            (
+                "The contractor knocked in the first hundred posts",
+                Kind::Event,
             ),
             // A quantifier between a subject and its past.
             ("The barcodes all scanned on the new system", Kind::Event),
