@@ -501,6 +501,11 @@ fn no_verb_after(first: &str, words: &[&str]) -> bool {
     clause_words >= 3 && !has_a_verb(first, words, 2, true)
 }
 
+/// The words of the first clause of `first`, of its plain `words`.
+fn first_clause<'a, 'w>(first: &str, words: &'a [&'w str]) -> &'a [&'w str] {
+    &words[..first_clause_len(first).min(words.len())]
+}
+
 /// How many words the first clause of `first` has.
 fn first_clause_len(first: &str) -> usize {
     let clause = first
@@ -522,7 +527,7 @@ fn first_clause_len(first: &str) -> usize {
 /// (not after "that", as often a pronoun: "gave advice that helps", nor a
 /// preposition and any word: "compression with WAND gives a speedup").
 fn has_a_verb(first: &str, words: &[&str], from: usize, or_present: bool) -> bool {
-    let clause = &words[..first_clause_len(first).min(words.len())];
+    let clause = first_clause(first, words);
     let a_noun_here = |i: usize| {
         let back = |n: usize| i.checked_sub(n).map_or("", |at| clause[at]);
         listed(PREPOSITIONS, back(1))
@@ -551,7 +556,7 @@ const PRESENT_AFTER_A_SUBJECT: &str =
 /// results", "…out of chairs") and that agrees with `subject`, the word
 /// before the past.
 fn present_verb_after(first: &str, words: &[&str], from: usize, subject: &str) -> bool {
-    let clause = &words[..first_clause_len(first).min(words.len())];
+    let clause = first_clause(first, words);
     // A plural subject takes no present in "-s": in "two suppliers failed
     // on overtime records…" the "records" is a noun.
     let plural = subject.len() > 3 && subject.ends_with('s') && !subject.ends_with("ss");
@@ -567,7 +572,7 @@ fn present_verb_after(first: &str, words: &[&str], from: usize, subject: &str) -
             let counted = clause[..i]
                 .iter()
                 .rev()
-                .take_while(|w| is_a_count(w) || listed(LARGE_NUMBERS, w) || listed(ORDINALS, w))
+                .take_while(|w| in_a_count(w) || listed(ORDINALS, w))
                 .count();
             let determined = listed(OBJECT_STARTS, before)
                 || (i >= 2 && listed(OBJECT_STARTS, clause[i - 2]))
@@ -884,6 +889,11 @@ fn is_number_word(word: &str) -> bool {
 const ORDINALS: &str = "first second third last next";
 /// The words that multiply a count: "two thousand", "three hundred".
 const LARGE_NUMBERS: &str = "hundred thousand million";
+/// Whether `word` is a count or a word that multiplies one: "two",
+/// "thousand" in "two thousand whips".
+fn in_a_count(word: &str) -> bool {
+    is_a_count(word) || listed(LARGE_NUMBERS, word)
+}
 /// Whether `word` is a count, in digits or in words: "16", "sixteen",
 /// "twenty-eight".
 fn is_a_count(word: &str) -> bool {
@@ -1156,7 +1166,7 @@ fn reports_the_past(first: &str) -> bool {
             // whips came through".
             let determiner = usize::from(listed(OBJECT_STARTS, then));
             let count = (i + 1 + determiner..)
-                .take_while(|&at| is_a_count(word(at)) || listed(LARGE_NUMBERS, word(at)))
+                .take_while(|&at| in_a_count(word(at)))
                 .count();
             searched_up_to = (i + determiner + count + 3).min(searched_up_to + 3 + count);
             i += 1 + determiner + count;
@@ -1980,7 +1990,7 @@ fn tells_a_turn_in_the_users_life(first: &str) -> bool {
         return false;
     };
     let words: Vec<&str> = plain_words(rest).collect();
-    let clause = &words[..first_clause_len(rest).min(words.len())];
+    let clause = first_clause(rest, &words);
     let (Some(verb), next) = (clause.first(), clause.get(1).copied().unwrap_or_default()) else {
         return false;
     };
@@ -2007,7 +2017,7 @@ fn tells_what_the_user_took_over(first: &str) -> bool {
         return false;
     };
     let words: Vec<&str> = plain_words(rest).collect();
-    let clause = &words[..first_clause_len(rest).min(words.len())];
+    let clause = first_clause(rest, &words);
     let over = first.starts_with("i inherited ") || clause.contains(&"over");
     over && clause
         .windows(3)
