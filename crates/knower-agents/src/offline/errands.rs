@@ -79,6 +79,10 @@ const PHRASES: &[&str] = &[
     "get well card",
     "thank-you card",
     "thank you card",
+    "thank-you note",
+    "thank you note",
+    "thank-you letter",
+    "thank you letter",
     "sympathy card",
     "christmas card",
     "christmas cards",
@@ -483,6 +487,12 @@ mod tests {
             errand("Send Auntie Pat a get well card").as_deref(),
             Some("get well card")
         );
+        // So is a thank-you written as a note or a letter, not a note bare.
+        assert_eq!(
+            errand("Send Auntie Jo a thank-you note").as_deref(),
+            Some("thank-you note")
+        );
+        assert_eq!(errand("Write up the notes from the site visit"), None);
         assert_eq!(
             errand("Top up the Oyster card").as_deref(),
             Some("oyster card")

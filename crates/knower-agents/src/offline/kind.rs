@@ -1737,6 +1737,14 @@ fn tells_how_the_user_trained(first: &str) -> bool {
     // (Its subject may come first: "I did my archives diploma at
     // Aberystwyth"; but a training after a word is any day's, "I did my
     // first training run".)
+    // A trade learnt as time served under a master: "I served my time at a
+    // clockmaker's in York", "I served my time as a fitter" (or in the
+    // forces: "I served my time in the navy"), a part of the user's life.
+    if let Some(rest) = after_opening(first, &["i served my time "]) {
+        return plain_words(rest)
+            .next()
+            .is_some_and(|w| listed("at with as in under", w));
+    }
     if let Some(rest) = after_opening(first, &["i did my ", "i wrote my ", "i served my "]) {
         let words: Vec<&str> = plain_words(rest).take(3).collect();
         return words.first().is_some_and(|w| listed(STUDIES, w))
@@ -2952,6 +2960,12 @@ mod tests {
             ),
             ("I learnt to swim at last", Kind::Note),
             ("I learned to tie a bowline at the club", Kind::Note),
+            // A trade learnt as time served.
+            (
+                "I served my time at a clockmaker's in York",
+                Kind::Preference,
+            ),
+            ("I served my time as a fitter", Kind::Preference),
             // A span from a decade; a span in years after a longer role.
             (
                 "I've lettered signs by hand since the eighties",
@@ -3082,6 +3096,8 @@ mod tests {
             "i did my first 10k in under an hour"
         ));
         assert!(!tells_how_the_user_trained("i did my tax return"));
+        assert!(tells_how_the_user_trained("i served my time in the navy"));
+        assert!(!tells_how_the_user_trained("i served my time and moved on"));
         assert!(tells_how_the_user_trained(
             "i did my archives diploma at aberystwyth"
         ));
