@@ -630,6 +630,11 @@ const BATCHES: &[(u32, u32, &str)] = &[
         339,
         "held out: work and a person's own projects, written on round ninety-four's rules (a32c6d1), before any later rule, run once on them in each mode, never tuned on; sent one after another",
     ),
+    (
+        340,
+        343,
+        "held out: work and a person's own projects, written on round ninety-five's rules (9b26ec3), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+    ),
 ];
 
 /// Every set: its file under the routing fixtures, what it was held out
