@@ -1026,6 +1026,18 @@ fn reports_the_past(first: &str) -> bool {
             {
                 return true;
             }
+            // …or that is followed by where it was done: "Stripped
+            // wallpaper in the hall", "Learned balayage on a live model"
+            // (not "Used cars on the forecourt", whose past describes as
+            // often as it reports).
+            if past == Past::Clear
+                && !subject
+                && object_word(&next)
+                && listed(PLACES_AFTER_AN_OBJECT, word(at + 2))
+                && !has_a_verb(first, &words, 3, false)
+            {
+                return true;
+            }
             // Two pasts joined, the second reporting: "priced and
             // shelved three boxes…", "washed and sorted five bags…"
             // (not "tired and hungry…", "stressed and exhausted about…").
@@ -1864,7 +1876,7 @@ fn tells_how_the_users_body_reacts(first: &str) -> bool {
 /// What the body does when something disagrees with it.
 const REACTIONS: &str = "hives rash rashes headache headaches migraine migraines heartburn \
     indigestion eczema asthma wheezy wheeze bloated sick ill itchy itch queasy nauseous dizzy \
-    cramps cramp spots seasick carsick airsick";
+    cramps cramp spots seasick carsick airsick vertigo faint breathless palpitations";
 
 /// The ages of a life told by who one was then: "as a child".
 const AGES_OF_LIFE: &str = "child kid toddler baby boy girl teenager teen";
@@ -2937,6 +2949,11 @@ mod tests {
             ("Have the gutters at the back cleared", Kind::Task),
             ("Have the kids been fed", Kind::Note),
             ("Have a look at it when you can", Kind::Note),
+            // A past's bare object and where it was done; not a past
+            // that describes as often.
+            ("Stripped wallpaper in the hall", Kind::Event),
+            ("Learned balayage on a live model", Kind::Event),
+            ("Used cars on the forecourt", Kind::Note),
             // A past's bare object and its particle.
             ("The dealer pushed delivery back to February", Kind::Event),
             // A turn in the user's life and its year.
@@ -3024,6 +3041,7 @@ mod tests {
             "Cats make me wheezy",
             "I get seasick on anything bigger than a dinghy",
             "I get a rash from cheap earrings",
+            "I get vertigo on ladders but not in the cab",
         ] {
             assert_eq!(kind_of(fact), Kind::Preference, "{fact}");
         }
