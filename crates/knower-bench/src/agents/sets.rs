@@ -635,6 +635,11 @@ const BATCHES: &[(u32, u32, &str)] = &[
         343,
         "held out: work and a person's own projects, written on round ninety-five's rules (9b26ec3), before any later rule, run once on them in each mode, never tuned on; sent one after another",
     ),
+    (
+        344,
+        347,
+        "held out: work and a person's own projects, written on round ninety-six's rules (94660bc), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+    ),
 ];
 
 /// Every set: its file under the routing fixtures, what it was held out
