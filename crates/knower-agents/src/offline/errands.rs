@@ -42,8 +42,9 @@ const WORDS: &[&str] = &[
     // Shopping and food.
     "groceries supermarket milk milkman bread eggs toothpaste shampoo nappies \
      takeaway cobbler tailor",
-    // School and childcare.
-    "school uniform nursery childminder babysitter pta",
+    // School and childcare ("school" alone is as often a project's: a
+    // move's new schools, a course's ground school; see `PHRASES`).
+    "uniform nursery childminder babysitter pta",
 ];
 
 /// Errands told by two words whose parts alone are not ("post" is also a
@@ -113,6 +114,9 @@ const PHRASES: &[&str] = &[
     "library book",
     "library books",
     "letting agent",
+    "school run",
+    "school trip",
+    "school dinners",
     "register to vote",
     "postal vote",
     "electoral roll",
@@ -486,6 +490,12 @@ mod tests {
         assert_eq!(
             errand("Send Auntie Pat a get well card").as_deref(),
             Some("get well card")
+        );
+        // A school is an errand's only as the household meets it.
+        assert_eq!(errand("Shortlist three international schools"), None);
+        assert_eq!(
+            errand("Pay for the school trip to York").as_deref(),
+            Some("school trip")
         );
         // So is a thank-you written as a note or a letter, not a note bare.
         assert_eq!(

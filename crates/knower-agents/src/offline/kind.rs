@@ -1210,8 +1210,10 @@ fn reports_the_past(first: &str) -> bool {
         }
         // "get" in the present is the subject's verb, and a past after it
         // a passive in the present: "suppliers on the portal get paid
-        // faster" tells how things are.
-        if listed(NOT_A_PAST_VERB, w) || listed(OBJECT_STARTS, w) || listed("get gets", w) {
+        // faster" tells how things are. So is a verb of how a thing
+        // seems, and the past after it describes: "three boats look
+        // abandoned", "the roof seems damaged".
+        if listed(NOT_A_PAST_VERB, w) || listed(OBJECT_STARTS, w) || listed(GET_OR_SEEM, w) {
             break;
         }
         if is_past(w) {
@@ -1733,6 +1735,10 @@ fn tells_what_the_user_has(first: &str) -> bool {
     let next = plain_words(rest).next().unwrap_or_default();
     !next.is_empty() && !listed(NOT_HAD, next) && !is_past(next) && !verbs::is_participle(next)
 }
+
+/// Verbs in the present that a past after them makes no report of: a
+/// passive's "get", and how a thing seems ("look abandoned").
+const GET_OR_SEEM: &str = "get gets look looks seem seems appear appears";
 
 /// The courses and trainings a working life is built on.
 const STUDIES: &str = "phd doctorate degree masters master's apprenticeship training residency \
@@ -2949,6 +2955,10 @@ mod tests {
             ("Have the gutters at the back cleared", Kind::Task),
             ("Have the kids been fed", Kind::Note),
             ("Have a look at it when you can", Kind::Note),
+            // How a thing seems in the present is how it is.
+            ("Three boats look abandoned", Kind::Note),
+            ("The roof seems damaged", Kind::Note),
+            ("Two chairs looked scratched", Kind::Note),
             // A past's bare object and where it was done; not a past
             // that describes as often.
             ("Stripped wallpaper in the hall", Kind::Event),
