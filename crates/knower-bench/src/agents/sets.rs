@@ -640,6 +640,11 @@ const BATCHES: &[(u32, u32, &str)] = &[
         347,
         "held out: work and a person's own projects, written on round ninety-six's rules (94660bc), before any later rule, run once on them in each mode, never tuned on; sent one after another",
     ),
+    (
+        348,
+        351,
+        "held out: work and a person's own projects, written on round ninety-seven's rules (9a57a96), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+    ),
 ];
 
 /// Every set: its file under the routing fixtures, what it was held out
