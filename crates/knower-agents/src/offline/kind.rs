@@ -1212,8 +1212,16 @@ fn reports_the_past(first: &str) -> bool {
         // a passive in the present: "suppliers on the portal get paid
         // faster" tells how things are. So is a verb of how a thing
         // seems, and the past after it describes: "three boats look
-        // abandoned", "the roof seems damaged".
-        if listed(NOT_A_PAST_VERB, w) || listed(OBJECT_STARTS, w) || listed(GET_OR_SEEM, w) {
+        // abandoned", "the roof seems damaged". So is a present in "-s"
+        // right after "he", "she" or "it": "she panics in timed papers"
+        // tells how she is (after a noun, a word in "-s" may be its
+        // plural: "the raffle prizes arrived").
+        let a_pronouns_present = i == 1 && listed("he she it", word(0)) && verbs::is_present_s(w);
+        if listed(NOT_A_PAST_VERB, w)
+            || listed(OBJECT_STARTS, w)
+            || listed(GET_OR_SEEM, w)
+            || a_pronouns_present
+        {
             break;
         }
         if is_past(w) {
@@ -1752,9 +1760,6 @@ const STUDIES: &str = "phd doctorate degree masters master's apprenticeship trai
 /// "I did a fine art degree", "I trained in Cardiff…", "I learnt to sail
 /// at Plymouth". (Not "I did my first 10k", which is news.)
 fn tells_how_the_user_trained(first: &str) -> bool {
-    // (Its subject may come first: "I did my archives diploma at
-    // Aberystwyth"; but a training after a word is any day's, "I did my
-    // first training run".)
     // A trade learnt as time served under a master: "I served my time at a
     // clockmaker's in York", "I served my time as a fitter" (or in the
     // forces: "I served my time in the navy"), a part of the user's life.
@@ -1763,6 +1768,9 @@ fn tells_how_the_user_trained(first: &str) -> bool {
             .next()
             .is_some_and(|w| listed("at with as in under", w));
     }
+    // (Its subject may come first: "I did my archives diploma at
+    // Aberystwyth"; but a training after a word is any day's, "I did my
+    // first training run".)
     if let Some(rest) = after_opening(first, &["i did my ", "i wrote my ", "i served my "]) {
         let words: Vec<&str> = plain_words(rest).take(3).collect();
         return words.first().is_some_and(|w| listed(STUDIES, w))
@@ -2955,7 +2963,11 @@ mod tests {
             ("Have the gutters at the back cleared", Kind::Task),
             ("Have the kids been fed", Kind::Note),
             ("Have a look at it when you can", Kind::Note),
-            // How a thing seems in the present is how it is.
+            // A pronoun's present, then a past that describes.
+            ("She panics in timed papers", Kind::Note),
+            ("She swims in heated pools", Kind::Note),
+            ("She finished in record time", Kind::Event),
+            // How a thing seems is how it is.
             ("Three boats look abandoned", Kind::Note),
             ("The roof seems damaged", Kind::Note),
             ("Two chairs looked scratched", Kind::Note),
