@@ -995,7 +995,7 @@ fn reports_the_past(first: &str) -> bool {
     let subject = word(0) == "we" || word(0) == "they";
     // A quantifier after the pronoun is the subject's too: "they both
     // went…", "we all agreed…".
-    let at = usize::from(subject) + usize::from(subject && listed("both all", word(1)));
+    let at = usize::from(subject) + usize::from(subject && listed(QUANTIFIERS, word(1)));
     let (verb, next) = (word(at), word(at + 1));
     if hyphenated_past(verb) && starts_an_object(next) {
         return true;
@@ -1021,20 +1021,16 @@ fn reports_the_past(first: &str) -> bool {
             }
             // A past that is only ever one and a bare noun that ends its
             // clause: "Exchanged contracts; completion is…", "Planted
-            // tulips."
-            if past == Past::Clear && !subject && object_word(&next) && first_clause_len(first) == 2
-            {
-                return true;
-            }
-            // …or that is followed by where it was done: "Stripped
-            // wallpaper in the hall", "Learned balayage on a live model"
-            // (not "Used cars on the forecourt", whose past describes as
-            // often as it reports).
+            // tulips."; or that is followed by where it was done:
+            // "Stripped wallpaper in the hall", "Learned balayage on a live
+            // model" (not "Used cars on the forecourt", whose past
+            // describes as often as it reports).
             if past == Past::Clear
                 && !subject
                 && object_word(&next)
-                && listed(PLACES_AFTER_AN_OBJECT, word(at + 2))
-                && !has_a_verb(first, &words, 3, false)
+                && (first_clause_len(first) == 2
+                    || (listed(PLACES_AFTER_AN_OBJECT, word(at + 2))
+                        && !has_a_verb(first, &words, 3, false)))
             {
                 return true;
             }
@@ -1204,7 +1200,7 @@ fn reports_the_past(first: &str) -> bool {
         // A quantifier before the past is the subject's, as after a
         // pronoun: "the barcodes all scanned on the new system", "the
         // twins both passed".
-        if listed("all both", w) && is_past(then) {
+        if listed(QUANTIFIERS, w) && is_past(then) {
             verb_at = Some(i + 1);
             break;
         }
@@ -1743,6 +1739,10 @@ fn tells_what_the_user_has(first: &str) -> bool {
     let next = plain_words(rest).next().unwrap_or_default();
     !next.is_empty() && !listed(NOT_HAD, next) && !is_past(next) && !verbs::is_participle(next)
 }
+
+/// Quantifiers that float between a subject and its verb: "they both
+/// went…", "the barcodes all scanned…".
+const QUANTIFIERS: &str = "all both";
 
 /// Verbs in the present that a past after them makes no report of: a
 /// passive's "get", and how a thing seems ("look abandoned").
