@@ -645,6 +645,11 @@ const BATCHES: &[(u32, u32, &str)] = &[
         351,
         "held out: work and a person's own projects, written on round ninety-seven's rules (9a57a96), before any later rule, run once on them in each mode, never tuned on; sent one after another",
     ),
+    (
+        352,
+        355,
+        "held out: work and a person's own projects, written on round ninety-eight's rules (241727c), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+    ),
 ];
 
 /// Every set: its file under the routing fixtures, what it was held out
