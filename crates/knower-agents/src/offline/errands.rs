@@ -117,15 +117,19 @@ const PHRASES: &[&str] = &[
     "school run",
     "school trip",
     "school dinners",
+    "lunch account",
+    "lunch accounts",
+    "dinner money",
     "register to vote",
     "postal vote",
     "electoral roll",
 ];
 
 /// Words of [`WORDS`] whose stem is another word: "parking" is no
-/// "retail park", "ironing" no "iron gate", and "recycling" no "recycled
-/// platinum". They count only as written.
-const AS_WRITTEN: &str = "parking ironing recycling";
+/// "retail park", "ironing" no "iron gate", "recycling" no "recycled
+/// platinum", and "accountant" no "admin account". They count only as
+/// written.
+const AS_WRITTEN: &str = "parking ironing recycling accountant";
 
 /// Places and times named with an errand's word: they say where or when
 /// a task is done, not what it is about ("practise plough stops at the car
@@ -440,6 +444,16 @@ mod tests {
             Some("recycling")
         );
         assert_eq!(errand("Cast the band in recycled platinum"), None);
+        assert_eq!(
+            errand("Send the accountant the receipts").as_deref(),
+            Some("accountant")
+        );
+        assert_eq!(errand("Turn on MFA for every admin account"), None);
+        // A child's school lunch account is the household's to top up.
+        assert_eq!(
+            errand("Top up the kids' lunch accounts").as_deref(),
+            Some("lunch accounts")
+        );
         // An errand that says nothing else, and one that names an
         // errand's word beside what it is about (its task's verb aside,
         // as routing sets it aside).

@@ -872,7 +872,7 @@ pub(super) const OBJECT_STARTS: &str = "the a an our my his her their its your t
 /// chapters", "borrowed twenty trestle tables"), and after a subject's
 /// first word they are part of its name ("Episode four went out…", "Room
 /// two was…").
-const NUMBER_WORDS: &str = "one two three four five six seven eight nine ten eleven twelve \
+pub(super) const NUMBER_WORDS: &str = "one two three four five six seven eight nine ten eleven twelve \
     thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty \
     sixty seventy eighty ninety";
 
@@ -888,7 +888,7 @@ fn is_number_word(word: &str) -> bool {
 /// The words that tell which of a count: "the first hundred posts".
 const ORDINALS: &str = "first second third last next";
 /// The words that multiply a count: "two thousand", "three hundred".
-const LARGE_NUMBERS: &str = "hundred thousand million";
+pub(super) const LARGE_NUMBERS: &str = "hundred thousand million";
 /// Whether `word` is a count or a word that multiplies one: "two",
 /// "thousand" in "two thousand whips".
 fn in_a_count(word: &str) -> bool {

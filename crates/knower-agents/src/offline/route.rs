@@ -78,8 +78,9 @@ use knower_vault::{EntryKind, Vault, frontmatter};
 use serde_json::Value;
 
 use super::kind::{
-    DETERMINERS, Kind, PEOPLE, contains_words, doubtful_kind, found_words, is_number, kind_name,
-    kind_of, kind_rule, listed, plain_words, tells_who_someone_is, without_task_opening,
+    DETERMINERS, Kind, LARGE_NUMBERS, NUMBER_WORDS, PEOPLE, contains_words, doubtful_kind,
+    found_words, is_number, kind_name, kind_of, kind_rule, listed, plain_words,
+    tells_who_someone_is, without_task_opening,
 };
 use super::whole_words;
 use crate::error::Result;
@@ -278,7 +279,6 @@ const VAGUE: &str = "thing things stuff someone somebody something anyone anybod
     every each yet already ever never always often sometimes usually \
     along across around through throughout beside near via within without towards toward \
     onto upon among between behind below beneath above under over off \
-    two three four five six seven eight nine ten eleven twelve twenty hundred thousand \
     half quarter dozen \
     second third \
     us whoever whoever's whichever whichever's \
@@ -502,9 +502,19 @@ const PHRASE_PREPOSITIONS: &[&str] = &[
 /// run out of tinned fish" is the food bank's, no runner's.
 const RUNNING_OUT: &[&str] = &["run out of", "ran out of", "running out of", "runs out of"];
 
+/// How little the user minds, whose verb says nothing of what a note is
+/// about: "Toss a coin for all I care" is no care plan's.
+const NOT_MINDING: &[&str] = &[
+    "for all i care",
+    "couldn't care less",
+    "could not care less",
+];
+
 /// The words of `text` that say what it is about: the index's terms (stop
 /// words dropped, stemmed) less [`VAGUE`] ones, counts, the nouns of
-/// [`PHRASE_PREPOSITIONS`] and the verb of [`RUNNING_OUT`] the text uses.
+/// [`PHRASE_PREPOSITIONS`], the verbs of [`RUNNING_OUT`] and
+/// [`NOT_MINDING`] the text uses, and "fit" as a verb
+/// ([`fits_as_a_verb`]).
 pub(crate) fn content_words(text: &str) -> Vec<String> {
     static VAGUE_TERMS: std::sync::OnceLock<std::collections::HashSet<String>> =
         std::sync::OnceLock::new();
@@ -513,16 +523,48 @@ pub(crate) fn content_words(text: &str) -> Vec<String> {
     let in_phrases: Vec<String> = PHRASE_PREPOSITIONS
         .iter()
         .chain(RUNNING_OUT)
+        .chain(NOT_MINDING)
         .filter(|phrase| contains_words(&lower, phrase))
         .flat_map(|phrase| whole_words(phrase))
         .collect();
     let times = holidays_told_as_times(&lower);
+    let fits = if fits_as_a_verb(&lower) {
+        whole_words("fit")
+    } else {
+        vec![]
+    };
     let mut words = whole_words(text);
     words.retain(|t| {
-        !vague.contains(t) && !is_count(t) && !in_phrases.contains(t) && !times.contains(t)
+        !vague.contains(t)
+            && !is_count(t)
+            && !in_phrases.contains(t)
+            && !times.contains(t)
+            && !fits.contains(t)
     });
     words
 }
+
+/// Whether `lower` tells how a thing fits, which says nothing of what
+/// the thing is, as "put" does not: "fitted", "fits", and "fit" or
+/// "fitting" before whom or where ("can't fit us in", "fit under the
+/// desk", "the fit of the heels"). A fit that is a thing of its own
+/// says what a note is about: "a bike fit", "the fit-out", "a dress
+/// fitting".
+fn fits_as_a_verb(lower: &str) -> bool {
+    let words: Vec<&str> = plain_words(lower).collect();
+    words.iter().enumerate().any(|(i, word)| {
+        listed("fits fitted", word)
+            || (listed("fit fitting", word)
+                && words
+                    .get(i + 1)
+                    .is_some_and(|next| listed(WHOM_OR_WHERE_IT_FITS, next)))
+    })
+}
+
+/// What "fit" as a verb is followed by: whom, or where or how a thing
+/// goes.
+const WHOM_OR_WHERE_IT_FITS: &str =
+    "it them him her us me you in into on under over through round around between of";
 
 /// The holidays a year has, which a note may name as a time or as what
 /// a thing is for.
@@ -563,15 +605,24 @@ fn what_the_verb_says(task: &str) -> Vec<String> {
     words
 }
 
-/// A number or an ordinal in digits ("40", "14th", "3rd"): a count or a
-/// date, which any project's notes may share by chance ("came 14th…"
-/// beside "surgery is on the 14th").
+/// A number or an ordinal in digits ("40", "14th", "3rd"), or a number
+/// in words ("forty", "twenty-two", "a thousand"): a count or a date,
+/// which any project's notes may share by chance ("came 14th…" beside
+/// "surgery is on the 14th", "all forty of her houseplants" beside
+/// "Forty houses signed up").
 fn is_count(term: &str) -> bool {
+    static SPELLED: std::sync::OnceLock<std::collections::HashSet<String>> =
+        std::sync::OnceLock::new();
+    let spelled = SPELLED.get_or_init(|| {
+        whole_words(&format!("{NUMBER_WORDS} {LARGE_NUMBERS}"))
+            .into_iter()
+            .collect()
+    });
     let digits = ["st", "nd", "rd", "th"]
         .iter()
         .find_map(|suffix| term.strip_suffix(suffix))
         .unwrap_or(term);
-    is_number(digits)
+    is_number(digits) || spelled.contains(term)
 }
 
 /// `words` (the text's [`content_words`]) with the vague words the text
@@ -1859,6 +1910,32 @@ mod tests {
             ["fish", "tin"]
         );
         assert_eq!(content_words("Run the hill reps"), ["hill", "rep", "run"]);
+        // Nor does how little the user minds: the care is no care plan's.
+        assert_eq!(
+            content_words("Toss a coin for all I care"),
+            ["coin", "toss"]
+        );
+        assert_eq!(content_words("Review the care plan"), ["care", "review"]);
+        // How a thing fits says nothing of what it is, as "put" does not;
+        // a fit that is a thing does.
+        assert_eq!(content_words("Fitted the roof vent"), ["roof", "vent"]);
+        assert_eq!(
+            content_words("The signwriter can't fit us in"),
+            ["signwrit"]
+        );
+        assert_eq!(
+            content_words("Choose a desk that fits under the window"),
+            ["choos", "desk", "window"]
+        );
+        assert_eq!(
+            content_words("The judges mark the fit of the heels"),
+            ["heel", "judg", "mark"]
+        );
+        assert_eq!(content_words("Get a bike fit done"), ["bike", "fit"]);
+        assert_eq!(
+            content_words("The fit-out contractor"),
+            ["contractor", "fit"]
+        );
         // Nor how often or by when, "every" and "yet" as "soon" and "now".
         assert!(content_words("I'd rather not say yet").is_empty());
         assert_eq!(
@@ -1886,6 +1963,12 @@ mod tests {
         // told as a time, as "March" and "summer" are, but one that says
         // what a thing is for does.
         assert!(content_words("Came 14th out of 40, the 3rd time").is_empty());
+        // Nor do counts in words, the teens and tens included.
+        assert_eq!(
+            content_words("She wants to take all forty of her houseplants"),
+            ["housepl"]
+        );
+        assert!(content_words("twenty-two, fifteen or seventy thousand").is_empty());
         assert_eq!(
             content_words("Swapped Christmas Eve with Priya"),
             ["priya", "swap"]
