@@ -650,6 +650,11 @@ const BATCHES: &[(u32, u32, &str)] = &[
         355,
         "held out: work and a person's own projects, written on round ninety-eight's rules (241727c), before any later rule, run once on them in each mode, never tuned on; sent one after another",
     ),
+    (
+        356,
+        359,
+        "held out: work and a person's own projects, written on round ninety-nine's rules (146c8a4), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+    ),
 ];
 
 /// Every set: its file under the routing fixtures, what it was held out
