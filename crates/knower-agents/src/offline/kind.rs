@@ -634,7 +634,7 @@ fn bare_object(first: &str, words: &[&str]) -> bool {
         return false;
     };
     clause_words >= 4
-        && object_word(noun)
+        && (object_word(noun) || a_joined_modifier(noun))
         && object_word(then)
         // A verb's present after a noun makes the two a subject and its
         // verb: "paint colour changes in…", "fish stocks rise in…".
@@ -647,6 +647,15 @@ fn bare_object(first: &str, words: &[&str]) -> bool {
         // Any verb after them, a present too, makes them its subject:
         // "inverted index compression with WAND gives…".
         && !has_a_verb(first, own_clause, 4, true)
+}
+
+/// Whether `word` is a modifier of words joined by hyphens: "non-slip",
+/// "bare-root", "hand-made" before the noun they describe ("fit non-slip
+/// flooring in the back"). Joined, even a past is the noun's, not a verb.
+fn a_joined_modifier(word: &str) -> bool {
+    let mut parts = word.split('-');
+    word.contains('-')
+        && parts.all(|part| !part.is_empty() && part.chars().all(char::is_alphabetic))
 }
 
 /// Whether `word`, the last of a subject, names one thing: a noun that
@@ -1598,7 +1607,7 @@ pub fn kind_of(text: &str) -> Kind {
     let first = if is_checkbox(&lower) {
         lower.as_str()
     } else {
-        after_bullets(&lower)
+        without_a_quantifier_before_my(after_bullets(&lower))
     };
     // Who is in the household, who someone is to the user, at what age
     // the user did something or what they took over from their family, is
@@ -1743,6 +1752,21 @@ fn tells_what_the_user_has(first: &str) -> bool {
 /// Quantifiers that float between a subject and its verb: "they both
 /// went…", "the barcodes all scanned…".
 const QUANTIFIERS: &str = "all both";
+
+/// `first` without a quantifier that opens it before "my": "both my
+/// parents are deaf", "all of my sisters live abroad" tell of them as
+/// "my parents are deaf" does.
+fn without_a_quantifier_before_my(first: &str) -> &str {
+    let Some((quantifier, rest)) = first.split_once(' ') else {
+        return first;
+    };
+    let rest = rest.strip_prefix("of ").unwrap_or(rest);
+    if listed(QUANTIFIERS, quantifier) && rest.starts_with("my ") {
+        rest
+    } else {
+        first
+    }
+}
 
 /// Verbs in the present that a past after them makes no report of: a
 /// passive's "get", and how a thing seems ("look abandoned").
@@ -2385,6 +2409,14 @@ mod tests {
             ("We have three suppliers on the shortlist", Kind::Note),
             ("Maya is my deaf niece", Kind::Preference),
             ("Sam's my older brother", Kind::Preference),
+            // A quantifier before "my" tells of the user's people as
+            // "my" alone does; before "the" it does not.
+            (
+                "Both my parents are deaf, so BSL was my first language",
+                Kind::Preference,
+            ),
+            ("All of my sisters live abroad", Kind::Preference),
+            ("Both the vans need new tyres", Kind::Note),
             (
                 "The sight-reading is my weakest part, especially anything in 6/8",
                 Kind::Note,
@@ -2605,6 +2637,9 @@ mod tests {
             ("Sow yellow rattle in the meadow patch", Kind::Task),
             ("Planted broad beans in the raised bed", Kind::Event),
             ("Keep spare batteries in the shed", Kind::Task),
+            // Its first word a modifier joined by hyphens.
+            ("Fit non-slip flooring in the back", Kind::Task),
+            ("Plant bare-root roses in the bed", Kind::Task),
             // A verb that takes an "-ing" as its object.
             (
                 "Start feeding the tomatoes once the first truss sets",
