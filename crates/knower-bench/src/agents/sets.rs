@@ -655,6 +655,11 @@ const BATCHES: &[(u32, u32, &str)] = &[
         359,
         "held out: work and a person's own projects, written on round ninety-nine's rules (146c8a4), before any later rule, run once on them in each mode, never tuned on; sent one after another",
     ),
+    (
+        360,
+        363,
+        "held out: work and a person's own projects, written on round one hundred's rules (75a5629), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+    ),
 ];
 
 /// Every set: its file under the routing fixtures, what it was held out
