@@ -1916,8 +1916,9 @@ const REACTIONS: &str = "hives rash rashes headache headaches migraine migraines
     indigestion eczema asthma wheezy wheeze bloated sick ill itchy itch queasy nauseous dizzy \
     cramps cramp spots seasick carsick airsick vertigo faint breathless palpitations";
 
-/// The ages of a life told by who one was then: "as a child".
-const AGES_OF_LIFE: &str = "child kid toddler baby boy girl teenager teen";
+/// The ages of a life told by who one was then: "as a child", "as a
+/// junior", "as a student".
+const AGES_OF_LIFE: &str = "child kid toddler baby boy girl teenager teen junior student";
 
 /// Whether `word` is a number an hour of the clock is told in: one of
 /// the first twelve of [`NUMBER_WORDS`].
@@ -3131,6 +3132,9 @@ mod tests {
             "I lived in Lagos as a boy",
             "I was a cathedral chorister as a boy",
             "I was in the sea scouts as a teenager",
+            // Or by the stage of life a sport or a school calls it.
+            "I raced on the track as a junior",
+            "I worked behind a bar as a student",
             // What someone of the user's did at an age of the user's.
             "My grandad taught me to thatch when I was fourteen",
             "My parents moved to Spain when I was ten",
