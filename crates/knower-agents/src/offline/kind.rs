@@ -969,6 +969,9 @@ const AFTER_A_PAST: &str = "today yesterday tonight overnight last this earlier 
 /// The pronouns a verb takes as its object, which no adjective is
 /// followed by ("filled it up", "told them").
 const OBJECT_PRONOUNS: &str = "it them him me us you";
+/// What opens a present verb's object right after it: an article, or a
+/// pronoun that stands for a thing ("fades anything", "chews the post").
+const A_THING_OPENS: &str = "the a an anything everything something nothing";
 /// The particles of phrasal verbs ("picked up", "sorted out").
 const PARTICLES: &str = "up down out off back in over";
 /// Words that start a subject ("the raffle prizes…", "our drummer…");
@@ -1222,10 +1225,16 @@ fn reports_the_past(first: &str) -> bool {
         // tells how she is (after a noun, a word in "-s" may be its
         // plural: "the raffle prizes arrived").
         let a_pronouns_present = i == 1 && listed("he she it", word(0)) && verbs::is_present_s(w);
+        // So is one in "-s" before an article or a pronoun that stands for
+        // a thing, its object: "the sun fades anything left in the window"
+        // tells how things are (a plural is seldom followed by one: "the
+        // raffle prizes arrived", "the parents all signed").
+        let a_present_and_its_object = verbs::is_present_s(w) && listed(A_THING_OPENS, then);
         if listed(NOT_A_PAST_VERB, w)
             || listed(OBJECT_STARTS, w)
             || listed(GET_OR_SEEM, w)
             || a_pronouns_present
+            || a_present_and_its_object
         {
             break;
         }
@@ -1564,8 +1573,9 @@ const PREFERENCE_WORDS: &[&str] = &[
     "i do not like",
     "my favorite",
     "my favourite",
-    "always use",
-    "never use",
+    // (A whole word: "they have never used a steamer" tells of them.)
+    "always use ",
+    "never use ",
     "please always",
     "please never",
     "please don't ",
@@ -2034,16 +2044,19 @@ fn tells_how_long_the_user_has(first: &str) -> bool {
 }
 
 /// The pasts by which the user's life took a turn: with the year it
-/// did, a fact of their life.
-const TURNS_OF_LIFE: &str = "left joined retired quit emigrated graduated moved";
-/// Where the user moved to, when "moved" is a turn of their life ("I
-/// moved the shed…" is not).
+/// did, a fact of their life. A start is one: "I started the firm with
+/// one borrowed van in 1998", "I opened the shop in 2015".
+const TURNS_OF_LIFE: &str =
+    "left joined retired quit emigrated graduated moved came started founded opened";
+/// Where the user moved or came to, when "moved" or "came" is a turn of
+/// their life ("I moved the shed…" is not).
 const MOVED_TO: &str = "to here abroad back over";
 
 /// Whether `first` tells a turn in the user's life and the year of it:
 /// "I left the police to teach driving in 2012", "I joined the police in
-/// 1998", "I retired in 2019", "I moved to Leeds in 2015" (not "I left
-/// the keys at home", nor "I moved the shed in 2019").
+/// 1998", "I retired in 2019", "I moved to Leeds in 2015", "I came to
+/// Leeds from Kraków in 2006" (not "I left the keys at home", nor "I
+/// moved the shed in 2019").
 fn tells_a_turn_in_the_users_life(first: &str) -> bool {
     let Some(rest) = first.strip_prefix("i ") else {
         return false;
@@ -2056,7 +2069,7 @@ fn tells_a_turn_in_the_users_life(first: &str) -> bool {
     let a_year =
         |w: &str| w.len() == 4 && is_number(w) && (w.starts_with("19") || w.starts_with("20"));
     listed(TURNS_OF_LIFE, verb)
-        && (*verb != "moved" || listed(MOVED_TO, next))
+        && (!listed("moved came", verb) || listed(MOVED_TO, next))
         && clause
             .windows(2)
             .any(|pair| pair[0] == "in" && a_year(pair[1]))
@@ -2301,6 +2314,14 @@ mod tests {
                 "The path through the wood runs along the stream",
                 Kind::Note,
             ),
+            // A present before its object tells how things are; a plural
+            // before a past reports.
+            (
+                "The sun fades anything left in the window for a month",
+                Kind::Note,
+            ),
+            ("The dog chews the post left on the mat", Kind::Note),
+            ("The raffle prizes arrived in the post", Kind::Event),
             // A count in words opens a past's object, past ten too.
             ("Potted fifteen cuttings for the plant stall", Kind::Event),
             ("Sanded twelve boards before lunch", Kind::Event),
@@ -2614,6 +2635,10 @@ mod tests {
             ("Must have the quotes in by Monday", Kind::Task),
             ("We have to renew the permit", Kind::Task),
             ("Please don't schedule anything before 9", Kind::Preference),
+            // An instruction's "never use" is a whole word: "used" after
+            // it tells of others.
+            ("Never use tabs in the config", Kind::Preference),
+            ("Most of them have never used a steamer", Kind::Note),
             ("Please don't forget to call the plumber", Kind::Task),
             (
                 "Swapped shifts with Aisha so I'm off on the 14th",
@@ -3021,6 +3046,13 @@ mod tests {
             ),
             ("I moved to Leeds in 2015", Kind::Preference),
             ("I moved the shed in 2019", Kind::Note),
+            // A start is a turn too; coming somewhere is one as moving is.
+            (
+                "I started the firm with one borrowed van in 1998",
+                Kind::Preference,
+            ),
+            ("I came to Leeds from Kraków in 2006", Kind::Preference),
+            ("I came across the receipt in 2019", Kind::Note),
             ("I left the keys at home", Kind::Note),
             // A course named after its subject, and a master served.
             ("I did my archives diploma at Aberystwyth", Kind::Preference),
