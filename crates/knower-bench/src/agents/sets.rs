@@ -665,6 +665,11 @@ const BATCHES: &[(u32, u32, &str)] = &[
         367,
         "held out: work and a person's own projects, written on round one hundred and one's rules (cce3db2), before any later rule, run once on them in each mode, never tuned on; sent one after another",
     ),
+    (
+        368,
+        371,
+        "held out: work and a person's own projects, written on round one hundred and two's rules (dcb4033), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+    ),
 ];
 
 /// Every set: its file under the routing fixtures, what it was held out
