@@ -1549,7 +1549,7 @@ fn a_common_word_one_project_holds_is_a_weak_tie() {
     // An object that is an errand's, before the preposition or after
     // the project's word, keeps the task an errand.
     for errand in [
-        "Pay the council for the boards",
+        "Pay the courier for the boards",
         "Courier the boards and the spare keys to the council",
     ] {
         let decided = knower_agents::route(&fx.vault, &fx.index, errand).unwrap();

@@ -21,8 +21,10 @@ const WORDS: &[&str] = &[
     // The car and getting about.
     "car cars mot tyre tax parking permit petrol diesel windscreen \
      wipers railcard taxi toll ulez bike bikes bicycle",
-    // The home and its bills.
-    "bill bills rent council broadband internet wifi electricity \
+    // The home and its bills, and what is reported to the council about
+    // the street ("the council" alone is as often a project's: its
+    // planning, its licences, its grants).
+    "bill bills rent broadband internet wifi electricity streetlight streetlights pothole potholes \
      tenancy boiler chimney plumber locksmith keys bin bins recycling rubbish tip dump \
      laundry ironing hoover vacuum dishwasher freezer kettle \
      toaster lightbulb lightbulbs houseplants curtains duvet mattress",
@@ -43,8 +45,9 @@ const WORDS: &[&str] = &[
     "groceries supermarket milk milkman bread eggs toothpaste shampoo nappies \
      takeaway cobbler tailor",
     // School and childcare ("school" alone is as often a project's: a
-    // move's new schools, a course's ground school; see `PHRASES`).
-    "uniform nursery childminder babysitter pta",
+    // move's new schools, a course's ground school; so is "nursery", a
+    // garden's plant nursery; see `PHRASES`).
+    "uniform childminder babysitter pta",
 ];
 
 /// Errands told by two words whose parts alone are not ("post" is also a
@@ -59,6 +62,9 @@ const PHRASES: &[&str] = &[
     "tv licence",
     "tv license",
     "gas bill",
+    "phone bill",
+    "energy bill",
+    "energy supplier",
     "water bill",
     "water rates",
     "post office",
@@ -117,6 +123,7 @@ const PHRASES: &[&str] = &[
     "school run",
     "school trip",
     "school dinners",
+    "nursery fees",
     "lunch account",
     "lunch accounts",
     "dinner money",
@@ -127,9 +134,9 @@ const PHRASES: &[&str] = &[
 
 /// Words of [`WORDS`] whose stem is another word: "parking" is no
 /// "retail park", "ironing" no "iron gate", "recycling" no "recycled
-/// platinum", and "accountant" no "admin account". They count only as
-/// written.
-const AS_WRITTEN: &str = "parking ironing recycling accountant";
+/// platinum", "accountant" no "admin account", and "eggs" no "egg
+/// collection day" nor "duck egg blue". They count only as written.
+const AS_WRITTEN: &str = "parking ironing recycling accountant eggs";
 
 /// Places and times named with an errand's word: they say where or when
 /// a task is done, not what it is about ("practise plough stops at the car
@@ -254,9 +261,9 @@ pub(super) fn only_where_the_object_goes(about: &str, held: &[String]) -> bool {
 }
 
 /// Errand words that name whom the user deals with rather than a thing:
-/// "for" after them says what the dealing is for ("Pay the council for
+/// "for" after them says what the dealing is for ("Pay the courier for
 /// the boards"), not whose it is.
-const PARTIES: &str = "council plumber locksmith dentist doctor gp pharmacy chemist optician \
+const PARTIES: &str = "plumber locksmith dentist doctor gp pharmacy chemist optician \
     hairdresser barber physio vet vets kennels cattery groomer bank accountant courier amazon \
     supermarket milkman cobbler tailor childminder babysitter nursery school library gym taxi";
 
@@ -455,6 +462,33 @@ mod tests {
             Some("accountant")
         );
         assert_eq!(errand("Turn on MFA for every admin account"), None);
+        assert_eq!(errand("Buy eggs and milk").as_deref(), Some("eggs"));
+        assert_eq!(errand("Buy two more balls of the duck egg blue"), None);
+        // The council is a party to projects as often as to the
+        // household: what is reported to it tells.
+        assert_eq!(
+            errand("Ring the council about the broken streetlight").as_deref(),
+            Some("streetlight")
+        );
+        assert_eq!(
+            errand("Ask the council whether the meadow needs planning consent"),
+            None
+        );
+        // A nursery's fees are the household's; its plants a garden's.
+        assert_eq!(errand("Order foxgloves from the nursery"), None);
+        assert_eq!(
+            errand("Pay the nursery fees for March").as_deref(),
+            Some("nursery fees")
+        );
+        // A bill named by what it pays for, the phone's as the gas's;
+        // the home's energy by its bill or its supplier (not an athlete's
+        // energy gels).
+        assert_eq!(
+            errand("Change the energy supplier before the price rise").as_deref(),
+            Some("energy supplier")
+        );
+        assert_eq!(errand("Buy energy gels for the long runs"), None);
+        assert_eq!(errand("Pay the phone bill").as_deref(), Some("phone bill"));
         // A child's school lunch account is the household's to top up.
         assert_eq!(
             errand("Top up the kids' lunch accounts").as_deref(),

@@ -700,14 +700,30 @@ const CLEARLY_PAST: &[&str] = &[
 /// Whether `verb`, a past written as its own base ("beat", "cut", "read"),
 /// reports something done: only a time that lies behind ("cut the hedge
 /// yesterday" against "cut the hedge"), a past that the sentence goes
-/// on in ("read the speech to Mia and she laughed…"), or a score that
-/// was made ("hit 18 out of 25…") tells it from an imperative, even one
+/// on in ("read the speech to Mia and she laughed…"), a score that
+/// was made ("hit 18 out of 25…") or a first of the user's own ("hit my
+/// first one-eighty in a match") tells it from an imperative, even one
 /// of [`TASK_STARTS`].
 fn told_as_done(verb: &str, lower: &str) -> bool {
     past_form(verb) == Some(Past::AsBase)
         && (CLEARLY_PAST.iter().any(|t| contains_words(lower, t))
             || goes_on_in_the_past(lower)
-            || tells_a_score(lower))
+            || tells_a_score(lower)
+            || tells_a_first_of_the_users(lower))
+}
+
+/// Whether `lower`'s verb, with its particle if it has one, takes the
+/// first (or second, or third) of the user's own as its object: "hit my
+/// first one-eighty…", "put in my first invisible zip". A milestone is
+/// told when it is reached; a task asks for a thing, not for a first
+/// ("Book my first lesson" asks by a verb that is no past).
+fn tells_a_first_of_the_users(lower: &str) -> bool {
+    let words: Vec<&str> = plain_words(lower).take(4).collect();
+    let at = 1 + usize::from(words.get(1).is_some_and(|w| listed(PARTICLES, w)));
+    words.get(at) == Some(&"my")
+        && words
+            .get(at + 1)
+            .is_some_and(|w| listed("first second third", w))
 }
 
 /// Whether `lower` tells a score as a count out of another: "18 out of
@@ -2889,6 +2905,12 @@ mod tests {
             // A score out of another is done, not asked for.
             ("Hit 18 out of 25 on the sporting layout", Kind::Event),
             ("Cut 2 out of the 6 boards to length", Kind::Task),
+            // So is a first of the user's own, a milestone reached; a
+            // verb that is no past still asks for one.
+            ("Hit my first one-eighty in a match", Kind::Event),
+            ("Put in my first invisible zip", Kind::Event),
+            ("Book my first driving lesson", Kind::Task),
+            ("Put my name down for the Christmas collection", Kind::Task),
             // "there was" goes on in the past; "there is" does not.
             (
                 "Put them together in the bathroom for twenty minutes and there was only one scuffle",
