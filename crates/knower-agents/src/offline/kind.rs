@@ -977,9 +977,10 @@ fn names_a_time_gone_by(text: &str) -> bool {
 }
 /// What may follow a past tense after its subject ("the prizes arrived
 /// from…", "the car broke down", "Miso had her…", "the firm came round…",
-/// "our team came third"), beside an object or a preposition.
+/// "our team came third", "the first group tipped more than I
+/// expected"), beside an object or a preposition.
 const AFTER_A_PAST: &str = "today yesterday tonight overnight last this earlier again finally back \
-    up down out off over about round around away through first second third \
+    up down out off over about round around away through first second third more less if whether \
     it them him us me she he we they you and but while when because until \
     nothing something everything anything no";
 /// The pronouns a verb takes as its object, which no adjective is
@@ -1842,13 +1843,17 @@ fn tells_how_the_user_trained(first: &str) -> bool {
             .any(|w| listed(STUDIES, w) && w != "training");
     }
     // A subject studied where: "I studied maths at Bristol" (not "I
-    // studied the plans at lunch" nor "I studied for the exam").
-    if let Some(rest) = first.strip_prefix("i studied ") {
+    // studied the plans at lunch" nor "I studied for the exam"), or read
+    // at a university, as the British say it: "I read history at Durham"
+    // (not "I read the minutes at the meeting", nor "I read it at
+    // lunch").
+    let studied = first.strip_prefix("i studied ").map(|rest| (rest, "at in"));
+    let read = first.strip_prefix("i read ").map(|rest| (rest, "at"));
+    if let Some((rest, where_)) = studied.or(read) {
         let words: Vec<&str> = plain_words(rest).take(4).collect();
-        return words
-            .first()
-            .is_some_and(|w| !listed(OBJECT_STARTS, w) && !listed(PREPOSITIONS, w))
-            && words[1..].iter().any(|w| listed("at in", w));
+        return words.first().is_some_and(|w| {
+            !listed(OBJECT_STARTS, w) && !listed(PREPOSITIONS, w) && !listed(OBJECT_PRONOUNS, w)
+        }) && words[1..].iter().any(|w| listed(where_, w));
     }
     // A craft learnt where or from whom: "I learned to bind at the London
     // College of Communication", "I learnt to weld from my uncle" (not "I
@@ -2338,6 +2343,14 @@ mod tests {
             ),
             ("The dog chews the post left on the mat", Kind::Note),
             ("The raffle prizes arrived in the post", Kind::Event),
+            // How much a past did tells that it did.
+            ("The first group tipped more than I expected", Kind::Event),
+            ("The new boiler costs more than the old one", Kind::Note),
+            // A past and the question it asked reports.
+            (
+                "A widower asked if he could bring his daughter",
+                Kind::Event,
+            ),
             // A count in words opens a past's object, past ten too.
             ("Potted fifteen cuttings for the plant stall", Kind::Event),
             ("Sanded twelve boards before lunch", Kind::Event),
@@ -3078,6 +3091,7 @@ mod tests {
             ("I left the keys at home", Kind::Note),
             // A course named after its subject, and a master served.
             ("I did my archives diploma at Aberystwyth", Kind::Preference),
+            ("I read history at Durham", Kind::Preference),
             (
                 "I apprenticed with an upholsterer in Bath for four years",
                 Kind::Preference,
@@ -3260,6 +3274,13 @@ mod tests {
         assert!(!tells_how_the_user_trained(
             "i studied for the exam in the library"
         ));
+        // Read at a university, as the British say it.
+        assert!(tells_how_the_user_trained("i read history at durham"));
+        assert!(!tells_how_the_user_trained(
+            "i read the minutes at the meeting"
+        ));
+        assert!(!tells_how_the_user_trained("i read it at lunch"));
+        assert!(!tells_how_the_user_trained("i read history in bed"));
     }
 
     #[test]

@@ -257,6 +257,8 @@ fn of_my_things(lower: &str) -> bool {
 /// thing", "check on it again next week"), and the everyday words any
 /// project's notes use ("plan", "idea", "find", "new"), which would
 /// otherwise tie a note to whichever project happened to use them first.
+/// "left" is one of them, leave's past as "took" is take's, or a side:
+/// "the buyers want the shed left", "my left hand is weaker".
 const VAGUE: &str = "thing things stuff someone somebody something anyone anybody anything \
     everything everyone whatever one ones other others it them they this that these those \
     nothing nobody nowhere somewhere anywhere everywhere else \
@@ -267,7 +269,7 @@ const VAGUE: &str = "thing things stuff someone somebody something anyone anybod
     january february march april may june july august september october november december \
     call check do see look talk discuss ask let lets go get make think sort handle deal \
     reckon reckons reckoned \
-    came went got made took gave said told kept did done gone \
+    came went got made took gave said told kept did done gone left \
     follow remind remember need needs want please maybe same like also meant means \
     day days month months year years hour hours holiday holidays someday sometime now \
     idea ideas thought thoughts plan plans point points way ways part parts kind lot lots bit \
@@ -1916,6 +1918,15 @@ mod tests {
             ["coin", "toss"]
         );
         assert_eq!(content_words("Review the care plan"), ["care", "review"]);
+        // What is left, and on which side, says nothing of what either is.
+        assert_eq!(
+            content_words("The buyers want the shed left"),
+            ["buyer", "shed"]
+        );
+        assert_eq!(
+            content_words("My left hand is weaker on the fills"),
+            ["fill", "hand", "weaker"]
+        );
         // How a thing fits says nothing of what it is, as "put" does not;
         // a fit that is a thing does.
         assert_eq!(content_words("Fitted the roof vent"), ["roof", "vent"]);
