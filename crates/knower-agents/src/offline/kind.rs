@@ -1866,11 +1866,16 @@ fn tells_how_the_user_trained(first: &str) -> bool {
     after_opening(first, &["i trained in ", "i trained at "]).is_some()
 }
 
+/// The decades of a life, as the user tells their own ("in my twenties").
+const DECADES_OF_A_LIFE: &str =
+    "teens twenties thirties forties fifties sixties seventies eighties nineties";
+
 /// Whether `first` tells when in their life the user did something, by
 /// their age: "I went to sea at seventeen as an engine cadet", "I left
 /// school at sixteen", "I took up the cello aged fifty", "I started in
 /// care as a sixteen year old volunteer", "I moved here when I was
-/// eight", "I've never eaten meat, not even as a child", or who they
+/// eight", "I played minor counties cricket in my twenties", "I've
+/// never eaten meat, not even as a child", or who they
 /// were at that age: "I was a cathedral chorister as a boy", or what
 /// someone of theirs did then: "my grandad taught me to thatch when I was
 /// fourteen" — a fact of their life, as a span of it is. A number that may
@@ -1919,6 +1924,9 @@ fn tells_an_age_in_the_users_life(first: &str) -> bool {
                     || listed(AGES_OF_LIFE, word(i + 2)))
         }
         "when" => when_i_was(rest, i),
+        // A decade of the user's own life: "I played minor counties
+        // cricket in my twenties" (not "in the twenties", a century's).
+        "in" => word(i + 1) == "my" && listed(DECADES_OF_A_LIFE, word(i + 2)),
         _ => false,
     };
     (is_past(verb) || verbs::is_participle(verb) || verb == "was") && (0..rest.len()).any(an_age)
@@ -1997,7 +2005,9 @@ const OPENED_OR_CLOSED: &str = "opened closed shut started began launched merged
 /// who they were for a span of it: "I was a civil engineer for forty
 /// years", "I was head of St Mary's for fourteen years", or what they
 /// did for a span of it: "I worked in kitchens in Lyon for six years", or
-/// all of it: "I've lived in the Peak District all my life". (A
+/// all of it: "I've lived in the Peak District all my life", or where
+/// they were for a span of it: "I was in the Royal Navy for twelve
+/// years". (A
 /// span in days or nights is a booking's: "I've booked the hall for two
 /// nights".)
 fn tells_how_long_the_user_has(first: &str) -> bool {
@@ -2014,8 +2024,9 @@ fn tells_how_long_the_user_has(first: &str) -> bool {
     let words: Vec<&str> = plain_words(rest).collect();
     let word = |i: usize| words.get(i).copied().unwrap_or_default();
     let opens = if was {
-        // "a civil engineer", or a role of something: "head of St Mary's".
-        listed("a an", word(0)) || word(1) == "of"
+        // "a civil engineer", or a role of something: "head of St Mary's",
+        // or a service or a place they were in: "in the Royal Navy".
+        listed("a an", word(0)) || word(1) == "of" || word(0) == "in"
     } else {
         verbs::is_participle(word(0)) || is_past(word(0))
     };
@@ -2806,6 +2817,9 @@ mod tests {
             ("I waited until I was sure", Kind::Note),
             ("I was out of the office for two hours", Kind::Note),
             ("I was at the clinic for two hours", Kind::Note),
+            // Where the user was for years of their life is who they were.
+            ("I was in the Royal Navy for twelve years", Kind::Preference),
+            ("I was in the garden for two hours", Kind::Note),
             (
                 "I worked in kitchens in Lyon for six years before coming home",
                 Kind::Preference,
@@ -3203,6 +3217,9 @@ mod tests {
             // Or by the stage of life a sport or a school calls it.
             "I raced on the track as a junior",
             "I worked behind a bar as a student",
+            // Or by a decade of the user's own life.
+            "I played minor counties cricket in my twenties",
+            "I lived in Paris in my thirties",
             // What someone of the user's did at an age of the user's.
             "My grandad taught me to thatch when I was fourteen",
             "My parents moved to Spain when I was ten",
@@ -3223,6 +3240,9 @@ mod tests {
             "I taught her as a favour",
             "I was there at seven",
             "I was late as a result",
+            // Nor a century's decade, nor the user's own things.
+            "I collected records in the twenties style",
+            "I kept my thirties dresses in the loft",
             // Nor anyone else's age, nor what they do.
             "My dad retired at sixty",
             "My sister rings when I was about to leave",
