@@ -680,6 +680,11 @@ const BATCHES: &[(u32, u32, &str)] = &[
         379,
         "held out: work and a person's own projects, written on round one hundred and four's rules (3a58443), before any later rule, run once on them in each mode, never tuned on; sent one after another",
     ),
+    (
+        380,
+        383,
+        "held out: work and a person's own projects, written on round one hundred and five's rules (e4c8752), before any later rule, run once on them in each mode, never tuned on; sent one after another",
+    ),
 ];
 
 /// Every set: its file under the routing fixtures, what it was held out
