@@ -1506,6 +1506,17 @@ fn past_form(word: &str) -> Option<Past> {
         // "re-dressed the flashing", "pre-drilled the holes".
         return past_form(past);
     }
+    // So without the hyphen, for a past done again that the lexicon does
+    // not list whole: "rehung the cords", "resent the invoice" (not
+    // "reread the chapter", whose past is its base and may ask).
+    if let Some(past) = word.strip_prefix("re")
+        && past.len() >= 3
+        && !verbs::knows(word)
+        && let Some(form) = verbs::past(past)
+        && form != Past::AsBase
+    {
+        return Some(form);
+    }
     verbs::past(word).or_else(|| {
         let unknown_in_ed = word.len() >= 5
             && word.ends_with("ed")
@@ -2938,6 +2949,9 @@ mod tests {
             ("Put in my first invisible zip", Kind::Event),
             ("Book my first driving lesson", Kind::Task),
             ("Put my name down for the Christmas collection", Kind::Task),
+            // A past done again is a past, its "re" joined or not.
+            ("Rehung the cords on the bay window", Kind::Event),
+            ("Reread the chapter on glazing", Kind::Task),
             // "there was" goes on in the past; "there is" does not.
             (
                 "Put them together in the bathroom for twenty minutes and there was only one scuffle",

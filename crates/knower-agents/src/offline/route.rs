@@ -179,13 +179,15 @@ const PARTICULARS: &str = "name names birthday address email phone age height sh
 const WHICH_ONE: &str = "best oldest eldest older elder youngest younger little big late";
 
 /// What a first-person fact (`lower`) opening with "my" is of: the word
-/// after it and any of [`WHICH_ONE`], less an "'s" ("my daughter's…").
+/// after it and any of [`WHICH_ONE`], less an "'s" ("my daughter's…")
+/// and any "great-" before it: "my great-grandfather" is of the user's
+/// family as "my grandfather" is.
 fn my_what(lower: &str) -> Option<&str> {
     let mut words = plain_words(lower);
     (words.next() == Some("my"))
         .then(|| words.find(|w| !listed(WHICH_ONE, w)))
         .flatten()
-        .map(|w| w.trim_end_matches("'s"))
+        .map(|w| w.trim_end_matches("'s").trim_start_matches("great-"))
 }
 
 /// Whether a first-person fact (`lower`) is about who the user is: the
@@ -551,11 +553,15 @@ pub(crate) fn content_words(text: &str) -> Vec<String> {
 /// "fitting" before whom or where ("can't fit us in", "fit under the
 /// desk", "the fit of the heels"). A fit that is a thing of its own
 /// says what a note is about: "a bike fit", "the fit-out", "a dress
-/// fitting".
+/// fitting". A past joined after a hyphen is the same verb: "dry-fitted
+/// the first flight".
 fn fits_as_a_verb(lower: &str) -> bool {
     let words: Vec<&str> = plain_words(lower).collect();
     words.iter().enumerate().any(|(i, word)| {
         listed("fits fitted", word)
+            || word
+                .rsplit_once('-')
+                .is_some_and(|(_, tail)| listed("fits fitted", tail))
             || (listed("fit fitting", word)
                 && words
                     .get(i + 1)
@@ -1865,6 +1871,10 @@ mod tests {
         assert!(of_who_i_am("my best friend is called hannah"));
         assert!(of_who_i_am("my younger brother's a nurse"));
         assert!(of_who_i_am("my grandson is called leo"));
+        assert!(of_who_i_am(
+            "my great-grandfather was a keeper on the wolf rock"
+        ));
+        assert!(of_who_i_am("my great-great-aunt ran the post office"));
         assert!(of_who_i_am("my dentist is dr haddad on elm road"));
         // Who someone is to the user still holds when it says "still".
         assert!(of_who_i_am("maya is my niece and she still signs slowly"));
@@ -1943,6 +1953,10 @@ mod tests {
             ["heel", "judg", "mark"]
         );
         assert_eq!(content_words("Get a bike fit done"), ["bike", "fit"]);
+        assert_eq!(
+            content_words("Dry-fitted the first flight on site"),
+            ["dri", "flight", "site"]
+        );
         assert_eq!(
             content_words("The fit-out contractor"),
             ["contractor", "fit"]
