@@ -558,10 +558,10 @@ pub(crate) fn content_words(text: &str) -> Vec<String> {
 fn fits_as_a_verb(lower: &str) -> bool {
     let words: Vec<&str> = plain_words(lower).collect();
     words.iter().enumerate().any(|(i, word)| {
-        listed("fits fitted", word)
-            || word
-                .rsplit_once('-')
-                .is_some_and(|(_, tail)| listed("fits fitted", tail))
+        // (The last part of a hyphenated word is the verb: "dry-fitted".)
+        word.rsplit('-')
+            .next()
+            .is_some_and(|last| listed("fits fitted", last))
             || (listed("fit fitting", word)
                 && words
                     .get(i + 1)
