@@ -685,6 +685,16 @@ const BATCHES: &[(u32, u32, &str)] = &[
         383,
         "held out: work and a person's own projects, written on round one hundred and five's rules (e4c8752), before any later rule, run once on them in each mode, never tuned on; sent one after another",
     ),
+    (
+        384,
+        387,
+        "held out: work and a person's own projects, written on round one hundred and six's rules (76ba7c2), before any later rule, run once on them in each mode, then read for round one hundred and seven; sent one after another",
+    ),
+    (
+        388,
+        391,
+        "held out: written with sequence384–387 on round one hundred and six's rules (76ba7c2), not run before round one hundred and seven was made, then once on the rules before it and once after, never tuned on; sent one after another",
+    ),
 ];
 
 /// Every set: its file under the routing fixtures, what it was held out
