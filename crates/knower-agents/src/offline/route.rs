@@ -422,6 +422,10 @@ fn only_done_to_a_pronoun(text: &str, words: &[String]) -> Option<String> {
 /// soon", "Sure, go ahead", "Right, whatever works".
 const REPLIES: &str = "fine ok okay sure yes yeah no right hmm fair agreed alright";
 
+/// The verbs of how a thing sits with the user that a reply opens with,
+/// its subject left unsaid: "works for me", "sounds good".
+const SITS_WITH_ME: &str = "works sounds suits seems looks";
+
 /// What the user says they are when they go along with what was asked:
 /// "I'm easy", "I'm game", "I'm in".
 const GOING_ALONG: &str = "easy game in";
@@ -455,7 +459,13 @@ fn answers_what_is_unsaid(lower: &str) -> Option<&str> {
         && (next.is_none()
             || after.starts_with(',')
             || next.is_some_and(|w| listed("by enough", w)));
-    let a_pronoun = listed("that's whoever whoever's whatever whatever's", first)
+    // A verb of how a thing sits with the user, with no subject before
+    // it: "Works for me", "Sounds good", "Suits me" (not "Works start on
+    // Monday", "Looks like rain").
+    let how_it_sits = listed(SITS_WITH_ME, first)
+        && next.is_none_or(|w| listed("for me to good fine great right ok okay", w));
+    let a_pronoun = how_it_sits
+        || listed("that's whoever whoever's whatever whatever's", first)
         || (listed("that this", first)
             && next.is_some_and(|w| {
                 listed(
@@ -531,7 +541,8 @@ pub(crate) fn content_words(text: &str) -> Vec<String> {
         .filter(|phrase| contains_words(&lower, phrase))
         .flat_map(|phrase| whole_words(phrase))
         .collect();
-    let times = holidays_told_as_times(&lower);
+    let mut times = holidays_told_as_times(&lower);
+    times.extend(units_of_a_rate(&lower));
     let fits = if fits_as_a_verb(&lower) {
         whole_words("fit")
     } else {
@@ -594,6 +605,28 @@ fn holidays_told_as_times(lower: &str) -> Vec<String> {
         .filter(|&i| {
             (i > 0 && listed(AROUND_A_TIME, word(i - 1)))
                 || listed("eve day week weekend holiday holidays", word(i + 1))
+        })
+        .flat_map(|i| whole_words(words[i]))
+        .collect()
+}
+
+/// The spans of time a rate is told in.
+const RATE_UNITS: &str = "minute hour day night week month year";
+
+/// The unit of each rate `lower` tells, as stemmed terms: a span after
+/// "a", "an" or "per" that follows a count, a number of times or a
+/// plural ("sixty kilometres a day", "three times a week", "two lessons
+/// per month"). How often or how much says nothing of what a note is
+/// about, as "every" does not: "Tom can manage about sixty kilometres a
+/// day" is no "Volunteer days"' (but "a day out at the zoo" keeps its
+/// day, and "every day" is vague already).
+fn units_of_a_rate(lower: &str) -> Vec<String> {
+    let words: Vec<&str> = plain_words(lower).collect();
+    (2..words.len())
+        .filter(|&i| listed(RATE_UNITS, words[i]) && listed("a an per", words[i - 1]))
+        .filter(|&i| {
+            let before = words[i - 2];
+            is_count(before) || listed("times twice once", before) || before.ends_with('s')
         })
         .flat_map(|i| whole_words(words[i]))
         .collect()
@@ -668,6 +701,9 @@ fn names_used(text: &str, projects: &[Project]) -> Vec<(String, String)> {
         .collect();
     let lower = super::errands::without_places(&text.to_lowercase());
     let plain: Vec<&str> = plain_words(&lower).collect();
+    // The unit of a rate names nothing: "sixty kilometres a day" is no
+    // "Volunteer days"'.
+    let rates = units_of_a_rate(&lower);
     let mut used = Vec::new();
     for (i, word) in plain.iter().enumerate() {
         if !listed(DETERMINERS, word) {
@@ -675,7 +711,9 @@ fn names_used(text: &str, projects: &[Project]) -> Vec<(String, String)> {
         }
         let after = &plain[i + 1..(i + 3).min(plain.len())];
         for candidate in after {
-            if let [stem] = &whole_words(candidate)[..] {
+            if let [stem] = &whole_words(candidate)[..]
+                && !rates.contains(stem)
+            {
                 for (project, words) in &called {
                     let pair = (project.to_string(), stem.clone());
                     if words.contains(stem) && !used.contains(&pair) {
@@ -768,7 +806,10 @@ fn held_words(vault: &Vault, name: &str, hit_files: &[String], words: &[String])
     for path in own.iter().chain(others) {
         if let Ok(text) = vault.read(path) {
             let body = frontmatter::split(&text).map(|s| s.body).unwrap_or(&text);
-            known.extend(whole_words(&crate::filing::without_noted_marks(body)));
+            let body = crate::filing::without_noted_marks(body);
+            for line in body.lines() {
+                known.extend(whole_words(without_an_everyday_task_verb(line)));
+            }
         }
     }
     words
@@ -776,6 +817,31 @@ fn held_words(vault: &Vault, name: &str, hit_files: &[String], words: &[String])
         .filter(|w| known.contains(*w))
         .cloned()
         .collect()
+}
+
+/// A task item of a project's notes without its opening verb when that
+/// verb is an everyday word, as a new task's opening verb is set aside
+/// (`without_task_opening`): "- [ ] Line the beds with weed membrane"
+/// tells what the raised beds need, not that "the phone line" is theirs.
+/// A verb of the project's own stays ("- [ ] Rehearse the second
+/// movement"): a later "the rehearsal went well" is the project's by it.
+fn without_an_everyday_task_verb(line: &str) -> &str {
+    let Some(task) = ["- [ ] ", "- [x] ", "- [X] "]
+        .iter()
+        .find_map(|item| line.strip_prefix(item))
+    else {
+        return line;
+    };
+    let rest = without_task_opening(task, Kind::Task);
+    let verb = &task[..task.len() - rest.len()];
+    if whole_words(verb)
+        .iter()
+        .all(|w| super::common::is_common(w))
+    {
+        rest
+    } else {
+        line
+    }
 }
 
 /// The share of the note's `words` a project's notes explain, from the
@@ -2031,6 +2097,57 @@ mod tests {
     }
 
     #[test]
+    fn the_unit_of_a_rate_is_no_content_word() {
+        for (text, unit) in [
+            ("tom can manage about sixty kilometres a day", "day"),
+            ("swimming three times a week", "week"),
+            ("two lessons per month", "month"),
+            ("she feeds him twice a night", "night"),
+        ] {
+            assert_eq!(units_of_a_rate(text), whole_words(unit), "{text}");
+            assert!(
+                !content_words(text).contains(&whole_words(unit)[0]),
+                "{text}"
+            );
+        }
+        for text in [
+            "a day out at the zoo",
+            "book a week in cornwall",
+            "spend a day on it",
+        ] {
+            assert!(units_of_a_rate(text).is_empty(), "{text}");
+        }
+        // Nor does the unit name a project it is the last word of.
+        let projects = [Project {
+            name: "volunteer-days".into(),
+            names: vec!["volunteer days".into(), "volunteer-days".into()],
+        }];
+        let rate = "Tom can manage about sixty kilometres a day";
+        assert!(names_used(rate, &projects).is_empty());
+        assert!(!names_used("Plan a day of digging", &projects).is_empty());
+    }
+
+    #[test]
+    fn a_task_items_everyday_opening_verb_is_not_held() {
+        assert_eq!(
+            without_an_everyday_task_verb("- [ ] Line the beds with weed membrane"),
+            "the beds with weed membrane"
+        );
+        assert_eq!(
+            without_an_everyday_task_verb("- [ ] Work out where we can moor"),
+            "out where we can moor"
+        );
+        // A verb of the project's own, a line that is no task item.
+        for line in [
+            "- [ ] Rehearse the second movement",
+            "Line dancing on Fridays",
+            "- 2026-06-15: Lined the beds",
+        ] {
+            assert_eq!(without_an_everyday_task_verb(line), line);
+        }
+    }
+
+    #[test]
     fn a_reply_opens_with_its_word_or_a_pronoun_for_what_was_said() {
         for (text, opening) in [
             ("fine, as long as it's soon", "fine"),
@@ -2040,6 +2157,9 @@ mod tests {
             ("that's fine by me", "that's"),
             ("whoever's free", "whoever's"),
             ("that sounds right to me", "that"),
+            ("works for me, go ahead", "works"),
+            ("sounds good", "sounds"),
+            ("suits me", "suits"),
         ] {
             assert_eq!(answers_what_is_unsaid(text), Some(opening), "{text}");
         }
@@ -2049,6 +2169,8 @@ mod tests {
             "right hand drive only",
             "this week's shifts are long",
             "that van is free on sundays",
+            "works start on monday",
+            "looks like rain for the show",
         ] {
             assert_eq!(answers_what_is_unsaid(text), None, "{text}");
         }
