@@ -463,9 +463,8 @@ fn answers_what_is_unsaid(lower: &str) -> Option<&str> {
     // it: "Works for me", "Sounds good", "Suits me" (not "Works start on
     // Monday", "Looks like rain").
     let how_it_sits = listed(SITS_WITH_ME, first)
-        && next.is_none_or(|w| listed("for me to good fine great right ok okay", w));
-    let a_pronoun = how_it_sits
-        || listed("that's whoever whoever's whatever whatever's", first)
+        && next.is_none_or(|w| listed("for me good fine great right ok okay", w));
+    let a_pronoun = listed("that's whoever whoever's whatever whatever's", first)
         || (listed("that this", first)
             && next.is_some_and(|w| {
                 listed(
@@ -473,7 +472,7 @@ fn answers_what_is_unsaid(lower: &str) -> Option<&str> {
                     w,
                 )
             }));
-    (a_reply || a_pronoun).then_some(opening)
+    (a_reply || a_pronoun || how_it_sits).then_some(opening)
 }
 
 /// The prepositions a feeling takes its object by: "worried about it",
