@@ -805,10 +805,11 @@ fn held_words(vault: &Vault, name: &str, hit_files: &[String], words: &[String])
     for path in own.iter().chain(others) {
         if let Ok(text) = vault.read(path) {
             let body = frontmatter::split(&text).map(|s| s.body).unwrap_or(&text);
+            // One pass of the analyzer over the file, its task items'
+            // everyday verbs left out, not one per line.
             let body = crate::filing::without_noted_marks(body);
-            for line in body.lines() {
-                known.extend(whole_words(without_an_everyday_task_verb(line)));
-            }
+            let body: Vec<&str> = body.lines().map(without_an_everyday_task_verb).collect();
+            known.extend(whole_words(&body.join("\n")));
         }
     }
     words
