@@ -7,13 +7,18 @@
 //! chunk_chars = 750                      # longest passage, in characters
 //! query_prompt = "query: "               # before each search query
 //! passage_prompt = "passage: "           # before each stored passage
+//! rerank_model = "cross-encoder/ms-marco-MiniLM-L-6-v2"  # off unless set
 //! ```
 //!
 //! The prompts default to what the model's folder declares
 //! (`config_sentence_transformers.json`), else nothing; e5 models want the
 //! two above, bge and arctic-embed declare or document their query prompt.
 //!
-//! `KNOWER_MODEL` overrides `model`.
+//! `rerank_model` names a cross-encoder that reorders deep search's best
+//! candidates (a folder or a repo id, found as `model` is); none by default.
+//!
+//! `KNOWER_MODEL` overrides `model`, `KNOWER_RERANK_MODEL` `rerank_model`
+//! (set empty, it turns the reranker off).
 
 use serde::Deserialize;
 
@@ -46,6 +51,8 @@ pub struct SearchConfig {
     pub query_prompt: Option<String>,
     /// Put before each stored passage, in place of the model's own.
     pub passage_prompt: Option<String>,
+    /// A cross-encoder for deep search's rerank stage, if any.
+    pub rerank_model: Option<String>,
 }
 
 /// Passages of up to ~190 tokens: inside MiniLM's 256-word-piece window with
@@ -61,6 +68,7 @@ impl Default for SearchConfig {
             chunk_chars: DEFAULT_CHUNK_CHARS,
             query_prompt: None,
             passage_prompt: None,
+            rerank_model: None,
         }
     }
 }
@@ -73,6 +81,7 @@ struct SearchSection {
     chunk_chars: Option<usize>,
     query_prompt: Option<String>,
     passage_prompt: Option<String>,
+    rerank_model: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -92,6 +101,10 @@ impl SearchConfig {
         let mut config = SearchConfig::parse(&text)?;
         if let Some(model) = std::env::var_os("KNOWER_MODEL").filter(|m| !m.is_empty()) {
             config.model = model.to_string_lossy().into_owned();
+        }
+        if let Some(rerank) = std::env::var_os("KNOWER_RERANK_MODEL") {
+            let rerank = rerank.to_string_lossy().into_owned();
+            config.rerank_model = Some(rerank).filter(|r| !r.is_empty());
         }
         Ok(config)
     }
@@ -115,6 +128,7 @@ impl SearchConfig {
             chunk_chars,
             query_prompt: file.search.query_prompt,
             passage_prompt: file.search.passage_prompt,
+            rerank_model: file.search.rerank_model.filter(|r| !r.is_empty()),
         })
     }
 
@@ -178,6 +192,14 @@ mod tests {
         assert_eq!(e5.query_prompt.as_deref(), Some("query: "));
         assert_eq!(e5.passage_prompt.as_deref(), Some("passage: "));
         assert_eq!(SearchConfig::parse("").unwrap().query_prompt, None);
+        assert_eq!(SearchConfig::parse("").unwrap().rerank_model, None);
+        assert_eq!(
+            SearchConfig::parse("[search]\nrerank_model = \"/ce\"\n")
+                .unwrap()
+                .rerank_model
+                .as_deref(),
+            Some("/ce")
+        );
         assert!(SearchConfig::parse("[search\n").is_err());
         assert!(SearchConfig::parse("[search]\nchunk_chars = 5\n").is_err());
         assert_eq!(

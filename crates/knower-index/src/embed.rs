@@ -282,6 +282,112 @@ fn keep_tensors_in_the_heap() {
     }
 }
 
+/// A model folder opened: its configuration checked, its tokenizer set to
+/// truncate at `max_tokens` (or the model's positions, if fewer) without
+/// padding, its weights mapped.
+pub(crate) struct Opened {
+    pub config: Config,
+    pub tokenizer: Tokenizer,
+    pub weights: VarBuilder<'static>,
+    pub device: Device,
+}
+
+pub(crate) fn open_folder(dir: &Path, max_tokens: usize) -> Result<Opened> {
+    let broken = |message: String| Error::Model {
+        path: dir.to_path_buf(),
+        message,
+    };
+    let config: Config = serde_json::from_slice(
+        &std::fs::read(dir.join("config.json")).map_err(|e| broken(format!("config.json: {e}")))?,
+    )
+    .map_err(|e| broken(format!("config.json is not a BERT configuration: {e}")))?;
+    config
+        .check()
+        .map_err(|e| broken(format!("config.json: {e}")))?;
+    let mut tokenizer = Tokenizer::from_file(dir.join("tokenizer.json"))
+        .map_err(|e| broken(format!("tokenizer.json: {e}")))?;
+    tokenizer.with_padding(None);
+    tokenizer
+        .with_truncation(Some(TruncationParams {
+            max_length: max_tokens.min(config.max_position_embeddings),
+            ..TruncationParams::default()
+        }))
+        .map_err(|e| broken(format!("tokenizer.json: {e}")))?;
+    keep_tensors_in_the_heap();
+    let device = Device::Cpu;
+    // SAFETY: the weights file is mapped read-only; Knower never writes
+    // it, and a model folder changed underneath a running process is
+    // outside what we can defend against (as with any mmap-ing loader).
+    let weights = unsafe {
+        VarBuilder::from_mmaped_safetensors(&[dir.join("model.safetensors")], DType::F32, &device)
+    }
+    .map_err(|e| broken(format!("model.safetensors: {e}")))?;
+    Ok(Opened {
+        config,
+        tokenizer,
+        weights,
+        device,
+    })
+}
+
+/// The texts' indexes sorted by length and cut into batches of at most
+/// [`TOKENS_PER_BATCH`] padded tokens, so little work is spent on padding.
+pub(crate) fn batches_by_length(encodings: &[tokenizers::Encoding]) -> Vec<Vec<usize>> {
+    let mut order: Vec<usize> = (0..encodings.len()).collect();
+    order.sort_by_key(|&i| encodings[i].get_ids().len());
+    let mut batches = Vec::new();
+    let mut start = 0;
+    while start < order.len() {
+        // Sorted ascending: the batch's last text is its longest.
+        let mut end = start + 1;
+        while end < order.len()
+            && (end + 1 - start) * encodings[order[end]].get_ids().len().max(1) <= TOKENS_PER_BATCH
+        {
+            end += 1;
+        }
+        batches.push(order[start..end].to_vec());
+        start = end;
+    }
+    batches
+}
+
+/// A batch's token ids and types, each text's padded to the longest's.
+pub(crate) struct Padded {
+    pub ids: Vec<u32>,
+    pub types: Vec<u32>,
+    pub lengths: Vec<usize>,
+    pub length: usize,
+}
+
+impl Padded {
+    pub fn of(batch: &[&tokenizers::Encoding]) -> Padded {
+        let lengths: Vec<usize> = batch.iter().map(|e| e.get_ids().len()).collect();
+        let length = lengths.iter().copied().max().unwrap_or(1).max(1);
+        let mut ids = vec![0u32; batch.len() * length];
+        let mut types = vec![0u32; batch.len() * length];
+        for (row, e) in batch.iter().enumerate() {
+            let at = row * length;
+            ids[at..at + e.get_ids().len()].copy_from_slice(e.get_ids());
+            types[at..at + e.get_type_ids().len()].copy_from_slice(e.get_type_ids());
+        }
+        Padded {
+            ids,
+            types,
+            lengths,
+            length,
+        }
+    }
+
+    /// 1 for a real token, 0 for padding.
+    pub fn mask(&self) -> Vec<f32> {
+        let mut mask = vec![0f32; self.ids.len()];
+        for (row, &l) in self.lengths.iter().enumerate() {
+            mask[row * self.length..row * self.length + l].fill(1.0);
+        }
+        mask
+    }
+}
+
 /// A loaded model, ready to embed.
 pub struct Embedder {
     model: Encoder,
@@ -299,36 +405,12 @@ impl Embedder {
             path: dir.clone(),
             message,
         };
-        let config: Config = serde_json::from_slice(
-            &std::fs::read(dir.join("config.json"))
-                .map_err(|e| broken(format!("config.json: {e}")))?,
-        )
-        .map_err(|e| broken(format!("config.json is not a BERT configuration: {e}")))?;
-        config
-            .check()
-            .map_err(|e| broken(format!("config.json: {e}")))?;
-        let mut tokenizer = Tokenizer::from_file(dir.join("tokenizer.json"))
-            .map_err(|e| broken(format!("tokenizer.json: {e}")))?;
-        tokenizer.with_padding(None);
-        tokenizer
-            .with_truncation(Some(TruncationParams {
-                max_length: MAX_TOKENS,
-                ..TruncationParams::default()
-            }))
-            .map_err(|e| broken(format!("tokenizer.json: {e}")))?;
-        keep_tensors_in_the_heap();
-        let device = Device::Cpu;
-        // SAFETY: the weights file is mapped read-only; Knower never writes
-        // it, and a model folder changed underneath a running process is
-        // outside what we can defend against (as with any mmap-ing loader).
-        let weights = unsafe {
-            VarBuilder::from_mmaped_safetensors(
-                &[dir.join("model.safetensors")],
-                DType::F32,
-                &device,
-            )
-        }
-        .map_err(|e| broken(format!("model.safetensors: {e}")))?;
+        let Opened {
+            config,
+            tokenizer,
+            weights,
+            device,
+        } = open_folder(dir, MAX_TOKENS)?;
         let model = Encoder::load(weights, &config)
             .map_err(|e| broken(format!("model.safetensors does not fit config.json: {e}")))?;
         let dims = config.hidden_size;
@@ -369,22 +451,7 @@ impl Embedder {
             .tokenizer
             .encode_batch(prompted, true)
             .map_err(|e| self.fail(format!("tokenizing: {e}")))?;
-        let mut order: Vec<usize> = (0..texts.len()).collect();
-        order.sort_by_key(|&i| encodings[i].get_ids().len());
-        let mut batches: Vec<&[usize]> = Vec::new();
-        let mut start = 0;
-        while start < order.len() {
-            // Sorted ascending: the batch's last text is its longest.
-            let mut end = start + 1;
-            while end < order.len()
-                && (end + 1 - start) * encodings[order[end]].get_ids().len().max(1)
-                    <= TOKENS_PER_BATCH
-            {
-                end += 1;
-            }
-            batches.push(&order[start..end]);
-            start = end;
-        }
+        let batches = batches_by_length(&encodings);
         // Batches run on all cores at once: candle parallelises the matrix
         // products but not the element-wise work around them (GELU,
         // softmax, layer norm), which is a large share of a small model.
@@ -411,30 +478,16 @@ impl Embedder {
     }
 
     fn forward(&self, batch: Vec<&tokenizers::Encoding>) -> candle_core::Result<Vec<Vec<f32>>> {
-        let len = batch
-            .iter()
-            .map(|e| e.get_ids().len())
-            .max()
-            .unwrap_or(1)
-            .max(1);
-        let n = batch.len();
-        let mut ids = vec![0u32; n * len];
-        let mut mask = vec![0f32; n * len];
-        for (row, e) in batch.iter().enumerate() {
-            for (col, &id) in e.get_ids().iter().enumerate() {
-                ids[row * len + col] = id;
-                mask[row * len + col] = 1.0;
-            }
-        }
-        let lengths: Vec<usize> = batch.iter().map(|e| e.get_ids().len()).collect();
+        let padded = Padded::of(&batch);
+        let (n, len) = (padded.lengths.len(), padded.length);
         let hidden = self
             .model
-            .forward(&ids, &lengths, &self.device)?
+            .forward(&padded.ids, &padded.lengths, &self.device)?
             .reshape((n, len, ()))?;
         let pooled = match self.conventions.pooling {
             // The mean over the real tokens.
             Pooling::Mean => {
-                let mask = Tensor::from_vec(mask, (n, len, 1), &self.device)?;
+                let mask = Tensor::from_vec(padded.mask(), (n, len, 1), &self.device)?;
                 let summed = hidden.broadcast_mul(&mask)?.sum(1)?;
                 let counts = mask.sum(1)?.clamp(1e-9, f32::MAX)?;
                 summed.broadcast_div(&counts)?

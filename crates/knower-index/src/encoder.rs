@@ -202,9 +202,10 @@ struct Layer {
 /// What tells the encoder where a token is, besides its position's
 /// embedding.
 enum Positions {
-    /// BERT: token type 0's embedding is added to every token (every text
-    /// is a single segment); positions count from 0.
-    Bert { segment: Tensor },
+    /// BERT: each token's type (segment) embedding is added, `(types,
+    /// width)`; a text embedded alone is type 0 throughout, a cross-encoder's
+    /// (query, passage) pair 0 then 1. Positions count from 0.
+    Bert { segments: Tensor },
     /// MPNet: positions count from `first`; attention scores get a bias
     /// per head for the bucketed distance between the two tokens.
     MpNet { first: usize, bias: RelativeBias },
@@ -354,12 +355,10 @@ impl Encoder {
                 }
             }
             _ => Positions::Bert {
-                segment: e
-                    .get(
-                        (config.type_vocab_size, width),
-                        "token_type_embeddings.weight",
-                    )?
-                    .get(0)?,
+                segments: e.get(
+                    (config.type_vocab_size, width),
+                    "token_type_embeddings.weight",
+                )?,
             },
         };
         Ok(Encoder {
@@ -381,11 +380,28 @@ impl Encoder {
     /// Hidden states `(texts × length, width)` of a batch: `ids` holds
     /// `lengths.len()` rows of `length` token ids, each text's padded with
     /// anything after its own length (padding never reaches a real token).
+    /// Every token is of type 0, as a text embedded alone is.
     pub fn forward(&self, ids: &[u32], lengths: &[usize], device: &Device) -> Result<Tensor> {
+        self.forward_typed(ids, None, lengths, device)
+    }
+
+    /// The same, with each token's type beside its id (`types` as long as
+    /// `ids`): a cross-encoder reads a query as type 0 and its passage as
+    /// type 1. MPNet has no types; it refuses any but 0.
+    pub fn forward_typed(
+        &self,
+        ids: &[u32],
+        types: Option<&[u32]>,
+        lengths: &[usize],
+        device: &Device,
+    ) -> Result<Tensor> {
         let texts = lengths.len();
         let length = ids.len() / texts.max(1);
         if length * texts != ids.len() || lengths.iter().any(|&l| l > length) {
             candle_core::bail!("{} ids do not hold {texts} texts", ids.len());
+        }
+        if types.is_some_and(|t| t.len() != ids.len()) {
+            candle_core::bail!("{} ids have no type each", ids.len());
         }
         let first = match &self.kind {
             Positions::Bert { .. } => 0,
@@ -404,9 +420,16 @@ impl Encoder {
             .repeat((texts, 1))?;
         let mut x = self.words.index_select(&ids, 0)?.add(&positions)?;
         let mut bias = None;
-        match &self.kind {
-            Positions::Bert { segment } => x = x.broadcast_add(segment)?,
-            Positions::MpNet { bias: table, .. } => bias = Some(table.for_length(length)),
+        match (&self.kind, types) {
+            (Positions::Bert { segments }, None) => x = x.broadcast_add(&segments.get(0)?)?,
+            (Positions::Bert { segments }, Some(types)) => {
+                let types = Tensor::from_slice(types, types.len(), device)?;
+                x = x.add(&segments.index_select(&types, 0)?)?;
+            }
+            (Positions::MpNet { .. }, Some(types)) if types.iter().any(|&t| t != 0) => {
+                candle_core::bail!("an mpnet model has no token types")
+            }
+            (Positions::MpNet { bias: table, .. }, _) => bias = Some(table.for_length(length)),
         }
         let mut x = self.embedding_norm.forward(&x)?;
         for layer in &self.layers {
@@ -465,6 +488,48 @@ impl Encoder {
         layer
             .output_norm
             .forward(&layer.down.forward_plus(&hidden, &x)?)
+    }
+}
+
+/// The head of a `BertForSequenceClassification` checkpoint, which makes a
+/// cross-encoder of the encoder: the first token's hidden state through
+/// BERT's pooler (a dense layer and tanh) and a linear layer to one score.
+/// A head of more than one label (a sentiment classifier) is refused: a
+/// reranker needs one relevance score per pair.
+pub struct Classifier {
+    pooler: Linear,
+    out: Linear,
+}
+
+impl Classifier {
+    /// Loads `pooler.dense` (at the top level or under the `model_type`
+    /// prefix, as the encoder's weights) and `classifier`.
+    pub fn load(vb: &VarBuilder, config: &Config) -> Result<Classifier> {
+        let width = config.hidden_size;
+        let pooler =
+            Linear::load(vb, "pooler.dense", width, width).or_else(|first| {
+                match &config.model_type {
+                    Some(prefix) => Linear::load(&vb.pp(prefix), "pooler.dense", width, width)
+                        .map_err(|_| first),
+                    None => Err(first),
+                }
+            })?;
+        Ok(Classifier {
+            pooler,
+            out: Linear::load(vb, "classifier", width, 1)?,
+        })
+    }
+
+    /// One score (the logit) per text of a batch, from its hidden states
+    /// `(texts × length, width)` as [`Encoder::forward_typed`] gives them.
+    pub fn scores(&self, hidden: &Tensor, texts: usize, length: usize) -> Result<Vec<f32>> {
+        let first: Vec<u32> = (0..texts).map(|t| (t * length) as u32).collect();
+        let first = Tensor::from_vec(first, texts, hidden.device())?;
+        let pooled = self
+            .pooler
+            .forward(&hidden.index_select(&first, 0)?)?
+            .tanh()?;
+        self.out.forward(&pooled)?.flatten_all()?.to_vec1()
     }
 }
 

@@ -12,7 +12,7 @@ pub enum Error {
     Index(#[from] tantivy::TantivyError),
     #[error("query: {0}")]
     BadQuery(String),
-    #[error("embedding model at {path}: {message}")]
+    #[error("model at {path}: {message}")]
     Model { path: PathBuf, message: String },
     #[error("no embedding model: {0}")]
     NoModel(String),

@@ -220,6 +220,9 @@ pub struct Candidate {
     /// Identifies the candidate to the caller; a reranker keeps it as is.
     pub id: usize,
     pub path: String,
+    /// The note's title and the passage's headings: the context a reader
+    /// (or a cross-encoder) has beside the text.
+    pub title: String,
     pub heading: String,
     pub text: String,
     pub score: f32,

@@ -28,6 +28,7 @@ use crate::embed::{self, Embedder};
 use crate::error::{Error, Result};
 use crate::fusion::{self, Candidate, Fusions, KeepOrder, Rerank, Trace};
 use crate::query::{Query, Scope};
+use crate::rerank::CrossEncoder;
 use crate::vectors::{self, VectorStore};
 
 /// How the results are ranked.
@@ -127,6 +128,12 @@ pub struct IndexStatus {
     /// The model folder in use, or why there is none.
     pub model: Option<String>,
     pub model_problem: Option<String>,
+    /// The folder of the cross-encoder deep search is reranked by, or why
+    /// the one configured is not at hand; both `None` when none is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reranker: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reranker_problem: Option<String>,
 }
 
 /// What a search ranks: passages, or whole notes shown by a passage.
@@ -179,8 +186,13 @@ pub struct Index {
     /// its vector: [`Index::prepare`] has nothing to do while it holds.
     embedded: Mutex<Option<(u64, usize)>>,
     fusions: Mutex<Fusions>,
-    rerank: Mutex<Arc<dyn Rerank>>,
+    /// A rerank stage set by the caller, in place of the configured one.
+    rerank: Mutex<Option<Arc<dyn Rerank>>>,
+    /// `rerank_model`'s cross-encoder, loaded on first use; the error is
+    /// kept and told once, and deep search keeps the fused order.
+    cross_encoder: OnceLock<std::result::Result<Arc<CrossEncoder>, String>>,
     fallback_told: AtomicBool,
+    rerank_told: AtomicBool,
     /// Wakes the background embedder.
     wake: Arc<(Mutex<bool>, Condvar)>,
     /// Set when open found the index damaged; reported by the next catch-up.
@@ -230,8 +242,10 @@ impl Index {
             semantic: OnceLock::new(),
             embedded: Mutex::new(None),
             fusions: Mutex::new(Fusions::default()),
-            rerank: Mutex::new(Arc::new(KeepOrder)),
+            rerank: Mutex::new(None),
+            cross_encoder: OnceLock::new(),
             fallback_told: AtomicBool::new(false),
+            rerank_told: AtomicBool::new(false),
             wake: Arc::new((Mutex::new(false), Condvar::new())),
             rebuilt: AtomicBool::new(rebuilt),
             problems: Mutex::new(Vec::new()),
@@ -258,9 +272,35 @@ impl Index {
     }
 
     /// Puts a second opinion after deep mode's fusion (a cross-encoder, an
-    /// LLM); the default keeps the fused order.
+    /// LLM) in place of the configured one (`rerank_model`, or the fused
+    /// order kept).
     pub fn set_rerank(&self, rerank: Arc<dyn Rerank>) {
-        *lock(&self.rerank) = rerank;
+        *lock(&self.rerank) = Some(rerank);
+    }
+
+    /// The rerank stage: the one set by the caller, else `rerank_model`'s
+    /// cross-encoder (loaded, or downloaded, on first use), else the fused
+    /// order. A cross-encoder that cannot be loaded keeps the fused order.
+    fn rerank_stage(&self) -> Arc<dyn Rerank> {
+        if let Some(set) = lock(&self.rerank).clone() {
+            return set;
+        }
+        let Some(model) = &self.config.rerank_model else {
+            return Arc::new(KeepOrder);
+        };
+        let loaded = self.cross_encoder.get_or_init(|| {
+            embed::locate(model)
+                .and_then(|files| CrossEncoder::load(&files))
+                .map(Arc::new)
+                .map_err(|e| match e.hint() {
+                    Some(hint) => format!("{e} ({hint})"),
+                    None => e.to_string(),
+                })
+        });
+        match loaded {
+            Ok(encoder) => encoder.clone(),
+            Err(_) => Arc::new(KeepOrder),
+        }
     }
 
     /// Problems the background updates met since the last call.
@@ -842,6 +882,12 @@ impl Index {
                 }
             }
         };
+        if results.mode == Mode::Deep
+            && let Some(Err(why)) = self.cross_encoder.get()
+            && !self.rerank_told.swap(true, Ordering::Relaxed)
+        {
+            results.notice = Some(format!("deep search is not reranked: {why}"));
+        }
         let snippets = self.bm25.snippets(&searcher, tq.as_ref())?;
         for (doc, score, trace) in ranked {
             let stored = self.bm25.stored(&searcher, doc)?;
@@ -1110,13 +1156,13 @@ impl Index {
             candidates.push(Candidate {
                 id,
                 path: s.path.clone(),
+                title: s.title.clone(),
                 heading: s.heading.clone(),
                 text: s.doc_text(self.bm25.fields.body),
                 score: trace.fused,
             });
         }
-        let rerank = lock(&self.rerank).clone();
-        rerank.rerank(text, &mut candidates)?;
+        self.rerank_stage().rerank(text, &mut candidates)?;
         let out = candidates
             .into_iter()
             .filter_map(|c| {
@@ -1156,6 +1202,16 @@ impl Index {
             }
             Err(e) => ((None, Some(e.to_string())), None),
         };
+        let reranker = match self
+            .config
+            .rerank_model
+            .as_deref()
+            .map(embed::locate_cached)
+        {
+            None => (None, None),
+            Some(Ok(files)) => (Some(files.dir.display().to_string()), None),
+            Some(Err(e)) => (None, Some(e.to_string())),
+        };
         Ok(IndexStatus {
             files,
             chunks,
@@ -1163,6 +1219,8 @@ impl Index {
             vectors_pending,
             model: model.0,
             model_problem: model.1,
+            reranker: reranker.0,
+            reranker_problem: reranker.1,
         })
     }
 }

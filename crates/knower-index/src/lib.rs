@@ -15,6 +15,7 @@ mod error;
 pub mod fusion;
 mod index;
 pub mod query;
+pub mod rerank;
 mod vectors;
 
 pub use config::SearchConfig;

@@ -1,6 +1,9 @@
 //! The model loader on the real all-MiniLM-L6-v2 files, and on folders that
 //! are missing or broken.
 
+#[path = "support/cross_encoder.rs"]
+mod cross_encoder;
+use support as models;
 mod support;
 
 use std::path::Path;
@@ -302,4 +305,125 @@ fn a_folder_s_prompts_and_pooling_are_followed() {
     let longer = "A much longer text about the central bank, interest rates, inflation and the housing market this winter.";
     let batch = cls.embed(&[text, longer]).unwrap();
     assert!(dot(&alone, &batch[0]) > 0.9999);
+}
+
+/// The cross-encoder (a `BertForSequenceClassification`: the query and the
+/// passage read together, as token types 0 and 1, the first token through
+/// the pooler and the classifier) gives the logits of `transformers` 5.24
+/// (torch 2.15, CPU) for the same folder and pairs, batched and padded:
+/// `crates/knower-bench/reference/cross_encoder.py`. With every token of
+/// type 0 the logits move by 0.02–0.23, so the types are held too.
+#[test]
+fn a_cross_encoder_gives_the_reference_scores() {
+    use knower_index::rerank::CrossEncoder;
+    let files = embed::locate(cross_encoder::cross_encoder_dir().to_str().unwrap()).unwrap();
+    let encoder = CrossEncoder::load(&files).unwrap();
+    let long = "a very long passage about gardening and tomatoes ".repeat(80);
+    let reference: [(&str, &str, f32); 4] = [
+        (
+            "where does the cat sleep",
+            "A kitten is sleeping on the sofa.",
+            -1.22164,
+        ),
+        (
+            "where does the cat sleep",
+            "The central bank raised interest rates again.",
+            -0.943413,
+        ),
+        (
+            "When did Caroline go to the support group?",
+            "Caroline and Melanie, session 1 (8 May 2023)\n[D1:3] Caroline: I went to a LGBTQ \
+             support group yesterday and it was so powerful.",
+            0.70286,
+        ),
+        // 512 word pieces after truncation, longest first.
+        ("gardening", &long, 0.916404),
+    ];
+    for (query, passage, want) in reference {
+        let got = encoder.scores(query, &[passage]).unwrap()[0];
+        assert!(
+            (got - want).abs() < 2e-4,
+            "{query} / {passage:.40}: {got} against {want}"
+        );
+    }
+    // Pairs of one query batched together (padded to the longest) score
+    // as they do alone.
+    let cat = encoder
+        .scores(
+            "where does the cat sleep",
+            &[reference[0].1, reference[1].1, &long],
+        )
+        .unwrap();
+    assert!((cat[0] - reference[0].2).abs() < 2e-4 && (cat[1] - reference[1].2).abs() < 2e-4);
+}
+
+/// An embedding model named as the reranker is refused, not used: its
+/// scores would mean nothing.
+#[test]
+fn an_embedding_model_is_no_cross_encoder() {
+    use knower_index::rerank::CrossEncoder;
+    let files = embed::locate(support::model_dir().to_str().unwrap()).unwrap();
+    let e = CrossEncoder::load(&files)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        e.contains("not a cross-encoder") && e.contains("BertModel"),
+        "{e}"
+    );
+}
+
+/// The rerank stage orders the candidates it judges by the model's
+/// probability, which becomes their score; beyond [`JUDGED`] they keep the
+/// fused order, scored 0.
+#[test]
+fn a_cross_encoder_orders_the_candidates_it_judges() {
+    use knower_index::rerank::{CrossEncoder, JUDGED};
+    use knower_index::{Candidate, Rerank};
+    let files = embed::locate(cross_encoder::cross_encoder_dir().to_str().unwrap()).unwrap();
+    let encoder = CrossEncoder::load(&files).unwrap();
+    let candidate = |id: usize| Candidate {
+        id,
+        path: format!("notes/{id}.md"),
+        title: format!("Note {id}"),
+        heading: String::new(),
+        text: format!("Passage {id} says {} things about cats.", id * 7 % 11),
+        score: 100.0 - id as f32,
+    };
+    let mut candidates: Vec<Candidate> = (0..JUDGED + 5).map(candidate).collect();
+    let query = "what about cats";
+    encoder.rerank(query, &mut candidates).unwrap();
+    let judged = &candidates[..JUDGED];
+    for pair in judged.windows(2) {
+        assert!(pair[0].score >= pair[1].score, "best first");
+    }
+    for c in judged {
+        let want = cross_encoder::probability(&encoder, query, (&c.title, &c.heading, &c.text));
+        assert!(
+            (c.score - want).abs() < 1e-5,
+            "{}: {} against {want}",
+            c.id,
+            c.score
+        );
+    }
+    let mut ids: Vec<usize> = judged.iter().map(|c| c.id).collect();
+    ids.sort();
+    assert_eq!(
+        ids,
+        (0..JUDGED).collect::<Vec<_>>(),
+        "the best fused are judged"
+    );
+    assert_ne!(
+        judged.iter().map(|c| c.id).collect::<Vec<_>>(),
+        ids,
+        "the model reordered them"
+    );
+    let tail: Vec<(usize, f32)> = candidates[JUDGED..]
+        .iter()
+        .map(|c| (c.id, c.score))
+        .collect();
+    assert_eq!(
+        tail,
+        (JUDGED..JUDGED + 5).map(|i| (i, 0.0)).collect::<Vec<_>>()
+    );
 }

@@ -2,6 +2,9 @@
 //! fixture, query syntax, scope, freshness through the write pipeline,
 //! recovery from a corrupt index, and semantic search with the real model.
 
+#[path = "support/cross_encoder.rs"]
+mod cross_encoder;
+use support as models;
 mod support;
 
 use std::sync::Arc;
@@ -871,4 +874,82 @@ fn similarity_to_texts_compares_short_texts_outside_the_index() {
         .unwrap()[0]
         .unwrap();
     assert!((other - first).abs() < 1e-6, "{other} {first}");
+}
+
+/// `rerank_model` in knower.toml puts a cross-encoder after deep search's
+/// fusion: each hit's score is the model's probability for its passage,
+/// best first. One that cannot be loaded is said once, and deep search
+/// keeps the fused order.
+#[test]
+fn a_configured_cross_encoder_reranks_deep_search() {
+    use knower_index::rerank::CrossEncoder;
+    let model = support::model_dir();
+    let reranker = cross_encoder::cross_encoder_dir();
+    let (_d, vault, index) = fixture(model.to_str().unwrap());
+    index.embed_pending(&mut |_, _| {}).unwrap();
+    let deep = SearchOptions {
+        mode: Mode::Deep,
+        ..SearchOptions::default()
+    };
+    let query = "kitten on the sofa";
+    let fused = index.search(query, &deep).unwrap();
+    assert!(fused.hits.len() >= 3);
+    drop(index);
+
+    let reopen = |rerank_model: &str| {
+        vault
+            .write(
+                "knower.toml",
+                &format!("[search]\nmodel = {model:?}\nrerank_model = {rerank_model:?}\n"),
+                &author(),
+            )
+            .unwrap();
+        let index = Index::open(vault.clone()).unwrap();
+        index.catch_up(&mut |_, _| {}).unwrap();
+        index
+    };
+    let index = reopen(reranker.to_str().unwrap());
+    let reranked = index.search(query, &deep).unwrap();
+    assert_eq!(reranked.notice, None);
+    assert_eq!(reranked.hits.len(), fused.hits.len());
+    let encoder =
+        CrossEncoder::load(&knower_index::embed::locate(reranker.to_str().unwrap()).unwrap())
+            .unwrap();
+    for hit in &reranked.hits {
+        let passage = (hit.title.as_str(), hit.heading.as_str(), hit.text.as_str());
+        let want = cross_encoder::probability(&encoder, query, passage);
+        assert!(
+            (hit.score - want).abs() < 1e-5,
+            "{}: {} against {want}",
+            hit.path,
+            hit.score
+        );
+    }
+    for pair in reranked.hits.windows(2) {
+        assert!(pair[0].score >= pair[1].score);
+    }
+    // Its trace still tells what fusion said.
+    assert!(
+        reranked
+            .hits
+            .iter()
+            .all(|h| h.explain.as_ref().is_some_and(|t| t.fused > 0.0))
+    );
+    drop(index);
+
+    let index = reopen("/no/such/cross-encoder");
+    let kept = index.search(query, &deep).unwrap();
+    let notice = kept.notice.clone().expect("told");
+    assert!(
+        notice.starts_with("deep search is not reranked"),
+        "{notice}"
+    );
+    let paths =
+        |r: &knower_index::Results| r.hits.iter().map(|h| h.path.clone()).collect::<Vec<_>>();
+    assert_eq!(paths(&kept), paths(&fused));
+    assert_eq!(
+        index.search(query, &deep).unwrap().notice,
+        None,
+        "said once"
+    );
 }

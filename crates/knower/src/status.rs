@@ -141,4 +141,11 @@ fn print_index(status: &IndexStatus) {
             status.model_problem.as_deref().unwrap_or("unknown")
         ),
     }
+    match (&status.reranker, &status.reranker_problem) {
+        (Some(dir), _) => println!("          deep search reranked by {dir}"),
+        (None, Some(why)) => println!(
+            "          no reranker at hand ({why}); the first deep search fetches it if it can"
+        ),
+        (None, None) => {}
+    }
 }

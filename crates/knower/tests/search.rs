@@ -2,6 +2,9 @@
 //! vault, and the first-use download of the model from a Hugging Face hub
 //! (a scripted one on 127.0.0.1 that speaks the hub's protocol).
 
+#[path = "../../knower-index/tests/support/cross_encoder.rs"]
+mod cross_encoder;
+use model as models;
 #[path = "../../knower-index/tests/support/mod.rs"]
 mod model;
 mod support;
@@ -23,6 +26,7 @@ fn knower(vault: &Path, home: &Path) -> Command {
         .arg(vault)
         .env_remove("KNOWER_VAULT")
         .env_remove("KNOWER_MODEL")
+        .env_remove("KNOWER_RERANK_MODEL")
         .env_remove("HF_HUB_OFFLINE")
         .env("HF_HOME", home.join("hf"))
         // Nothing listens there: a download attempt fails at once.
@@ -415,4 +419,52 @@ fn a_broken_knower_toml_blocks_search_but_never_a_change() {
     std::fs::write(vault.join("knower.toml"), "[search]\n").unwrap();
     let out = ok(knower(&vault, &home), &["--json", "search", "saffron"]);
     assert_eq!(hits(&out)[0]["path"], "bucket/more.md");
+}
+
+/// A cross-encoder named by `KNOWER_RERANK_MODEL` orders deep search's hits
+/// by its probability, and `status` says it is at hand; one that cannot be
+/// found is said on stderr, and deep search still answers in fused order.
+#[test]
+fn deep_search_is_reranked_by_a_configured_cross_encoder() {
+    let (_d, vault, home) = setup();
+    let model = model::model_dir();
+    let query = "young cat napping on a couch";
+    let deep = |reranker: &Path| {
+        let cmd = with_env(knower(&vault, &home), "KNOWER_MODEL", &model);
+        with_env(cmd, "KNOWER_RERANK_MODEL", reranker)
+    };
+    let reranker = cross_encoder::cross_encoder_dir();
+    let out = run(
+        deep(&reranker),
+        &["--json", "search", "--mode", "deep", query],
+    );
+    assert!(out.status.success());
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let found = hits(&String::from_utf8(out.stdout).unwrap());
+    assert!(found.len() >= 2);
+    let scores: Vec<f64> = found.iter().map(|h| h["score"].as_f64().unwrap()).collect();
+    assert!(
+        scores.iter().all(|s| *s > 0.0 && *s < 1.0),
+        "probabilities: {scores:?}"
+    );
+    assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
+    let status = ok(deep(&reranker), &["status"]);
+    assert!(status.contains("deep search reranked by"), "{status}");
+
+    let missing = Path::new("/no/such/cross-encoder");
+    let out = run(
+        deep(missing),
+        &["--json", "search", "--mode", "deep", query],
+    );
+    assert!(out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("deep search is not reranked"), "{said}");
+    let kept = hits(&String::from_utf8(out.stdout).unwrap());
+    assert_eq!(kept[0]["path"], "bucket/pets.md");
+    let status = ok(deep(missing), &["status"]);
+    assert!(status.contains("no reranker at hand"), "{status}");
 }

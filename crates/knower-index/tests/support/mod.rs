@@ -54,7 +54,7 @@ pub fn mpnet_dir() -> PathBuf {
 
 /// `target/test-model/<folder>`, made by `fetch` the first time, under a
 /// lock shared by every test binary.
-fn fetched(folder: &str, fetch: impl FnOnce(&Path)) -> PathBuf {
+pub fn fetched(folder: &str, fetch: impl FnOnce(&Path)) -> PathBuf {
     let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/test-model");
     let dir = target.join(folder);
     if dir.join("model.safetensors").exists() {
