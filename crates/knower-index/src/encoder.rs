@@ -493,9 +493,8 @@ impl Encoder {
 
 /// The head of a `BertForSequenceClassification` checkpoint, which makes a
 /// cross-encoder of the encoder: the first token's hidden state through
-/// BERT's pooler (a dense layer and tanh) and a linear layer to one score.
-/// A head of more than one label (a sentiment classifier) is refused: a
-/// reranker needs one relevance score per pair.
+/// BERT's pooler (a dense layer and tanh) and a linear layer to one score
+/// (a head of more labels does not load).
 pub struct Classifier {
     pooler: Linear,
     out: Linear,

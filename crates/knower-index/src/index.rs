@@ -208,6 +208,10 @@ const CANDIDATES: usize = 100;
 /// Deep mode hands this many fused candidates (or the limit, if more) to the
 /// rerank stage.
 const RERANKED: usize = 20;
+/// What to do about a reranker that cannot be loaded.
+const RERANK_HINT: &str =
+    "`[search] rerank_model` or KNOWER_RERANK_MODEL names a cross-encoder's folder or repository";
+
 /// How many of the best notes lift their passages in deep mode: beyond
 /// them a note's lift would be small, and a passage there rarely ranks.
 const LIFTING_NOTES: usize = 50;
@@ -292,9 +296,13 @@ impl Index {
             embed::locate(model)
                 .and_then(|files| CrossEncoder::load(&files))
                 .map(Arc::new)
-                .map_err(|e| match e.hint() {
-                    Some(hint) => format!("{e} ({hint})"),
-                    None => e.to_string(),
+                .map_err(|e| {
+                    // The embedding model's hints name its settings, not these.
+                    let why = match e {
+                        Error::NoModel(why) => why,
+                        e => e.to_string(),
+                    };
+                    format!("{why} ({RERANK_HINT})")
                 })
         });
         match loaded {

@@ -64,6 +64,18 @@ impl CrossEncoder {
                  is a …ForSequenceClassification model such as cross-encoder/ms-marco-MiniLM-L-6-v2"
             )));
         }
+        // `id2label` sizes the head (`num_labels` is its older spelling).
+        let labels = declared
+            .get("id2label")
+            .and_then(|l| l.as_object())
+            .map(|l| l.len())
+            .or_else(|| declared.get("num_labels")?.as_u64().map(|n| n as usize))
+            .unwrap_or(1);
+        if labels != 1 {
+            return Err(broken(format!(
+                "a classifier of {labels} labels, where a reranker gives one score per pair"
+            )));
+        }
         let Opened {
             config,
             tokenizer,

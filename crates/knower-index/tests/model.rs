@@ -371,6 +371,25 @@ fn an_embedding_model_is_no_cross_encoder() {
         e.contains("not a cross-encoder") && e.contains("BertModel"),
         "{e}"
     );
+    // Nor is a classifier of several labels (sentiment, say).
+    let dir = tempfile::tempdir().unwrap();
+    let source = cross_encoder::cross_encoder_dir();
+    for file in MODEL_FILES {
+        std::fs::copy(source.join(file), dir.path().join(file)).unwrap();
+    }
+    let config = std::fs::read_to_string(source.join("config.json")).unwrap();
+    let config = config.replace(
+        r#""id2label":{"0":"LABEL_0"}"#,
+        r#""id2label":{"0":"NEGATIVE","1":"POSITIVE"}"#,
+    );
+    assert!(config.contains("POSITIVE"));
+    std::fs::write(dir.path().join("config.json"), config).unwrap();
+    let files = embed::locate(dir.path().to_str().unwrap()).unwrap();
+    let e = CrossEncoder::load(&files)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(e.contains("a classifier of 2 labels"), "{e}");
 }
 
 /// The rerank stage orders the candidates it judges by the model's
