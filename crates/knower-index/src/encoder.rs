@@ -61,6 +61,17 @@ pub struct Config {
     /// MPNet counts positions from after this id.
     #[serde(default)]
     pub pad_token_id: Option<usize>,
+    /// What the checkpoint is: `BertModel` for an embedding model,
+    /// `BertForSequenceClassification` for a cross-encoder.
+    #[serde(default)]
+    pub architectures: Vec<String>,
+    /// A classifier's labels, whose number is its head's outputs
+    /// (`num_labels` is the older spelling). Read as any JSON, so a label
+    /// of an odd kind never stops an embedding model from loading.
+    #[serde(default)]
+    pub id2label: Option<serde_json::Map<String, serde_json::Value>>,
+    #[serde(default)]
+    pub num_labels: Option<usize>,
 }
 
 impl Config {
@@ -98,6 +109,15 @@ impl Config {
             ));
         }
         Ok(())
+    }
+
+    /// How many scores a classifier's head gives (1 when not declared).
+    pub fn labels(&self) -> usize {
+        self.id2label
+            .as_ref()
+            .map(|l| l.len())
+            .or(self.num_labels)
+            .unwrap_or(1)
     }
 
     fn is_mpnet(&self) -> bool {

@@ -46,42 +46,29 @@ impl CrossEncoder {
             path: dir.clone(),
             message,
         };
-        let declared: serde_json::Value = std::fs::read(dir.join("config.json"))
-            .ok()
-            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
-            .unwrap_or_default();
-        let architectures: Vec<&str> = declared
-            .get("architectures")
-            .and_then(|a| a.as_array())
-            .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
-            .unwrap_or_default();
-        if !architectures
-            .iter()
-            .any(|a| a.ends_with("ForSequenceClassification"))
-        {
-            return Err(broken(format!(
-                "not a cross-encoder: config.json declares {architectures:?}, where a reranker \
-                 is a …ForSequenceClassification model such as cross-encoder/ms-marco-MiniLM-L-6-v2"
-            )));
-        }
-        // `id2label` sizes the head (`num_labels` is its older spelling).
-        let labels = declared
-            .get("id2label")
-            .and_then(|l| l.as_object())
-            .map(|l| l.len())
-            .or_else(|| declared.get("num_labels")?.as_u64().map(|n| n as usize))
-            .unwrap_or(1);
-        if labels != 1 {
-            return Err(broken(format!(
-                "a classifier of {labels} labels, where a reranker gives one score per pair"
-            )));
-        }
         let Opened {
             config,
             tokenizer,
             weights,
             device,
         } = embed::open_folder(dir, MAX_TOKENS)?;
+        if !config
+            .architectures
+            .iter()
+            .any(|a| a.ends_with("ForSequenceClassification"))
+        {
+            return Err(broken(format!(
+                "not a cross-encoder: config.json declares {:?}, where a reranker \
+                 is a …ForSequenceClassification model such as cross-encoder/ms-marco-MiniLM-L-6-v2",
+                config.architectures
+            )));
+        }
+        let labels = config.labels();
+        if labels != 1 {
+            return Err(broken(format!(
+                "a classifier of {labels} labels, where a reranker gives one score per pair"
+            )));
+        }
         let fits = |e: candle_core::Error| {
             broken(format!("model.safetensors does not fit config.json: {e}"))
         };
