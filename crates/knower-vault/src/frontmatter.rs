@@ -79,8 +79,16 @@ pub fn split(text: &str) -> Result<Split<'_>, String> {
 }
 
 /// Parses the YAML of a block into its top-level mapping.
+///
+/// A non-finite float (`.inf`, `.nan`, or `6e826`, which overflows) is valid
+/// YAML that a JSON value cannot hold; it is kept as its canonical YAML
+/// spelling (`.inf`, `-.inf`, `.nan`) rather than making the whole block
+/// unreadable.
 pub fn parse_yaml(yaml: &str) -> Result<Map<String, Value>, String> {
-    match serde_saphyr::from_str::<Value>(yaml) {
+    let options = serde_saphyr::options! {
+        non_finite_float_policy: serde_saphyr::NonFiniteFloatPolicy::AsString,
+    };
+    match serde_saphyr::from_str_with_options::<Value>(yaml, options) {
         Ok(Value::Null) => Ok(Map::new()),
         Ok(Value::Object(map)) => Ok(map),
         Ok(_) => Err("it must be a mapping of `key: value` lines".into()),
@@ -326,6 +334,22 @@ mod tests {
         assert_eq!(
             out,
             "---\ntitle: Plan  # mine\ntokens: 3\ntags:\n  - a\n  - b\nupdated: 2026-11-22T10:00:00\ncreated: 2026-01-01T00:00:00\n---\nbody text\n"
+        );
+    }
+
+    #[test]
+    fn non_finite_floats_are_kept_as_their_yaml_spelling() {
+        // `6e826` overflows to infinity: found by the stamping property test.
+        let text = "---\nsize: 6e826\nlow: -.inf\nodd: .nan\nplain: 1.5\n---\nbody";
+        let map = parse(text).unwrap().unwrap();
+        assert_eq!(map["size"], Value::from(".inf"));
+        assert_eq!(map["low"], Value::from("-.inf"));
+        assert_eq!(map["odd"], Value::from(".nan"));
+        assert_eq!(map["plain"], Value::from(1.5));
+        let out = stamp(text, NOW).unwrap();
+        assert!(
+            out.starts_with("---\nsize: 6e826\nlow: -.inf\nodd: .nan\n"),
+            "{out}"
         );
     }
 
