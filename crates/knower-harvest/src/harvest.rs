@@ -124,6 +124,9 @@ struct Source {
     path: PathBuf,
     bytes: Vec<u8>,
     conversations: Vec<Conversation>,
+    /// Records of it that could not be read (each named in a warning):
+    /// what they said is in no ledger entry, so reclaim keeps the file.
+    skipped: usize,
 }
 
 pub struct Harvester {
@@ -241,7 +244,7 @@ impl Harvester {
             self.apply(&sources, &mut report, options, progress)?;
         }
         if options.reclaim {
-            self.reclaim(&sources, &mut report)?;
+            self.reclaim(&sources, options.no_harvest, &mut report)?;
         }
         if options.apply || options.reclaim {
             report.digest_bytes = self.vault.read(DIGEST).ok().map(|t| t.len());
@@ -388,8 +391,14 @@ impl Harvester {
 
     /// Deletes each source all of whose conversations the ledger proves
     /// harvested (or, with `--no-harvest`, deleted unharvested), if its
-    /// bytes are still those that were read.
-    fn reclaim(&self, sources: &[Source], report: &mut Report) -> Result<(), HarvestError> {
+    /// bytes are still those that were read and (unless `--no-harvest`)
+    /// none of its records was skipped.
+    fn reclaim(
+        &self,
+        sources: &[Source],
+        no_harvest: bool,
+        report: &mut Report,
+    ) -> Result<(), HarvestError> {
         let ledger = Ledger::parse(self.vault.read(LEDGER).ok().as_deref())
             .map_err(HarvestError::Invalid)?;
         let mut deleted: BTreeMap<String, ()> = BTreeMap::new();
@@ -407,6 +416,17 @@ impl Harvester {
                     })
                 });
             if !proven {
+                continue;
+            }
+            // Deleting it would lose what its unread records said; with
+            // --no-harvest the user has said the content does not matter.
+            if source.skipped > 0 && !no_harvest {
+                report.warnings.push(format!(
+                    "{}: kept, {} of its records could not be read and would be lost \
+                     (`--reclaim --no-harvest` deletes it anyway)",
+                    source.path.display(),
+                    source.skipped
+                ));
                 continue;
             }
             // The vault's own files (Knower's chat log) are sources to read,
@@ -502,11 +522,13 @@ fn scan(paths: &[PathBuf]) -> (Vec<Source>, Vec<Unreadable>, Vec<String>) {
         for (path, named) in files {
             match read_source(&path) {
                 Ok((bytes, read)) => {
+                    let skipped = read.warnings.len();
                     warnings.extend(read.warnings);
                     sources.push(Source {
                         path,
                         bytes,
                         conversations: read.conversations,
+                        skipped,
                     });
                 }
                 Err(error) => unreadable.push(Unreadable {

@@ -184,6 +184,98 @@ fn each_format_reads_as_conversations_with_their_speakers() {
     );
 }
 
+/// The fixture transcript with a byte that is not UTF-8 in line 8 (the
+/// assistant's answer), as a disk or a bad copy leaves it.
+fn transcript_with_a_damaged_line() -> Vec<u8> {
+    let code = fixtures()
+        .join("claude-code/-home-ana-src-atlas/7d3c2a1e-5b4f-4e8a-9c1d-2f6e8a0b3c5d.jsonl");
+    let bytes = std::fs::read(code).unwrap();
+    let mut lines: Vec<Vec<u8>> = bytes
+        .split_inclusive(|&b| b == b'\n')
+        .map(<[u8]>::to_vec)
+        .collect();
+    let at = lines[7].windows(9).position(|w| w == b"The tests").unwrap();
+    lines[7].insert(at, 0xFF);
+    lines.concat()
+}
+
+#[test]
+fn a_line_that_is_not_utf8_costs_that_line_not_the_transcript() {
+    let damaged = transcript_with_a_damaged_line();
+    let read = formats::read(Path::new("/x/t.jsonl"), &damaged).unwrap();
+    assert_eq!(read.conversations.len(), 1);
+    let text = read.conversations[0].text();
+    assert!(text.contains("The geocoder times out under load"), "{text}");
+    assert!(
+        text.contains("load-test the geocoder again"),
+        "the lines after it are read: {text}"
+    );
+    assert!(!text.contains("The tests pass"), "{text}");
+    assert_eq!(read.warnings.len(), 2, "{:?}", read.warnings);
+    assert!(
+        read.warnings[0].starts_with("/x/t.jsonl:8: skipped a line that is not UTF-8 text"),
+        "named by its line: {:?}",
+        read.warnings
+    );
+    assert!(
+        read.warnings[1].contains(":7:"),
+        "the torn line keeps its number"
+    );
+
+    // A whole file of other text is still refused with the place of its first bad byte.
+    let refused = formats::read(Path::new("/x/n.md"), b"caf\xe9\n").unwrap_err();
+    assert!(
+        refused
+            .to_string()
+            .contains("not UTF-8 text (first invalid byte at offset 3)"),
+        "{refused}"
+    );
+}
+
+#[test]
+fn reclaim_keeps_a_source_whose_records_were_not_all_read() {
+    let fx = Fixture::new();
+    let code = fx.sources.join("claude-code");
+    let transcript = walkdir(&code).remove(0);
+    std::fs::write(&transcript, transcript_with_a_damaged_line()).unwrap();
+    let reclaim = Options {
+        apply: true,
+        reclaim: true,
+        no_harvest: false,
+    };
+    let report = fx
+        .offline()
+        .run(std::slice::from_ref(&code), reclaim, &mut none)
+        .unwrap();
+    assert_eq!(report.harvested, 1, "what could be read is harvested");
+    assert!(report.reclaimed.is_empty());
+    assert!(transcript.exists(), "the unread records are still in it");
+    assert!(
+        report
+            .warnings
+            .iter()
+            .any(|w| w.contains("kept, 2 of its records could not be read")),
+        "{:?}",
+        report.warnings
+    );
+
+    // The user says they do not matter: then it goes.
+    let report = fx
+        .offline()
+        .run(
+            std::slice::from_ref(&code),
+            Options {
+                apply: false,
+                reclaim: true,
+                no_harvest: true,
+            },
+            &mut none,
+        )
+        .unwrap();
+    assert_eq!(report.reclaimed.len(), 1);
+    assert!(!transcript.exists());
+}
+
 #[test]
 fn a_dry_run_classifies_and_changes_nothing() {
     let fx = Fixture::new();

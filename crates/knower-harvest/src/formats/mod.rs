@@ -10,6 +10,7 @@ mod claude_code;
 mod knower_chat;
 mod text;
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use serde_json::Value;
@@ -50,6 +51,13 @@ fn extension(path: &Path) -> String {
 /// Reads `bytes` (the content of `path`) in the format it is in.
 pub fn read(path: &Path, bytes: &[u8]) -> Result<Read, FormatError> {
     let name = path.display().to_string();
+    if extension(path) == "jsonl" {
+        let (text, mut warnings) = jsonl_text(path, bytes);
+        let mut read = read_jsonl(path, &text)?;
+        warnings.append(&mut read.warnings);
+        read.warnings = warnings;
+        return Ok(read);
+    }
     let text = std::str::from_utf8(bytes).map_err(|e| FormatError::Unreadable {
         path: name.clone(),
         detail: format!(
@@ -59,7 +67,6 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Read, FormatError> {
     })?;
     match extension(path).as_str() {
         "md" | "markdown" | "txt" => Ok(text::read(path, text)),
-        "jsonl" => read_jsonl(path, text),
         "json" => {
             let value: Value = serde_json::from_str(text).map_err(|e| FormatError::Unknown {
                 path: name.clone(),
@@ -94,6 +101,33 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Read, FormatError> {
             ),
         }),
     }
+}
+
+/// A `.jsonl` file's text, with each line that is not UTF-8 left empty
+/// (so that the others keep their numbers) and named in a warning: a
+/// damaged record costs that record, as a line that is not JSON does, not
+/// the file's other records.
+fn jsonl_text<'a>(path: &Path, bytes: &'a [u8]) -> (Cow<'a, str>, Vec<String>) {
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        return (Cow::Borrowed(text), Vec::new());
+    }
+    let mut text = String::with_capacity(bytes.len());
+    let mut warnings = Vec::new();
+    for (n, line) in bytes.split_inclusive(|&b| b == b'\n').enumerate() {
+        match std::str::from_utf8(line) {
+            Ok(line) => text.push_str(line),
+            Err(e) => {
+                warnings.push(format!(
+                    "{}:{}: skipped a line that is not UTF-8 text (first invalid byte at column {})",
+                    path.display(),
+                    n + 1,
+                    e.valid_up_to() + 1
+                ));
+                text.push('\n');
+            }
+        }
+    }
+    (Cow::Owned(text), warnings)
 }
 
 /// A `.jsonl` file: a Claude Code transcript or Knower's chat log, told
