@@ -107,6 +107,21 @@ fn apply() -> Options {
     }
 }
 
+fn apply_and_reclaim() -> Options {
+    Options {
+        reclaim: true,
+        ..apply()
+    }
+}
+
+fn reclaim_without_harvest() -> Options {
+    Options {
+        apply: false,
+        reclaim: true,
+        no_harvest: true,
+    }
+}
+
 fn none(_: usize, _: usize) {}
 
 #[test]
@@ -238,14 +253,9 @@ fn reclaim_keeps_a_source_whose_records_were_not_all_read() {
     let code = fx.sources.join("claude-code");
     let transcript = walkdir(&code).remove(0);
     std::fs::write(&transcript, transcript_with_a_damaged_line()).unwrap();
-    let reclaim = Options {
-        apply: true,
-        reclaim: true,
-        no_harvest: false,
-    };
     let report = fx
         .offline()
-        .run(std::slice::from_ref(&code), reclaim, &mut none)
+        .run(std::slice::from_ref(&code), apply_and_reclaim(), &mut none)
         .unwrap();
     assert_eq!(report.harvested, 1, "what could be read is harvested");
     assert!(report.reclaimed.is_empty());
@@ -264,11 +274,7 @@ fn reclaim_keeps_a_source_whose_records_were_not_all_read() {
         .offline()
         .run(
             std::slice::from_ref(&code),
-            Options {
-                apply: false,
-                reclaim: true,
-                no_harvest: true,
-            },
+            reclaim_without_harvest(),
             &mut none,
         )
         .unwrap();
@@ -426,15 +432,7 @@ fn invalid_json_is_retried_once_with_the_suffix_then_kept_as_failed() {
     let code = fx.sources.join("claude-code");
     let report = fx
         .with_model(&server)
-        .run(
-            std::slice::from_ref(&code),
-            Options {
-                apply: true,
-                reclaim: true,
-                no_harvest: false,
-            },
-            &mut none,
-        )
+        .run(std::slice::from_ref(&code), apply_and_reclaim(), &mut none)
         .unwrap();
     assert_eq!(report.harvested, 0);
     assert_eq!(report.failed.len(), 1);
@@ -550,15 +548,7 @@ fn reclaim_deletes_only_what_the_ledger_proves_harvested() {
 
     let report = fx
         .offline()
-        .run(
-            std::slice::from_ref(&notes),
-            Options {
-                apply: true,
-                reclaim: true,
-                no_harvest: false,
-            },
-            &mut none,
-        )
+        .run(std::slice::from_ref(&notes), apply_and_reclaim(), &mut none)
         .unwrap();
     assert_eq!(report.reclaimed.len(), 1);
     assert!(!notes.join("standup-2026-11-20.md").exists());
@@ -569,11 +559,7 @@ fn reclaim_deletes_only_what_the_ledger_proves_harvested() {
         .offline()
         .run(
             std::slice::from_ref(&chatgpt),
-            Options {
-                apply: false,
-                reclaim: true,
-                no_harvest: true,
-            },
+            reclaim_without_harvest(),
             &mut none,
         )
         .unwrap();
