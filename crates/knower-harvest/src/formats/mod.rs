@@ -51,7 +51,8 @@ fn extension(path: &Path) -> String {
 /// Reads `bytes` (the content of `path`) in the format it is in.
 pub fn read(path: &Path, bytes: &[u8]) -> Result<Read, FormatError> {
     let name = path.display().to_string();
-    if extension(path) == "jsonl" {
+    let ext = extension(path);
+    if ext == "jsonl" {
         let (text, mut warnings) = jsonl_text(path, bytes);
         let mut read = read_jsonl(path, &text)?;
         warnings.append(&mut read.warnings);
@@ -65,7 +66,7 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Read, FormatError> {
             e.valid_up_to()
         ),
     })?;
-    match extension(path).as_str() {
+    match ext.as_str() {
         "md" | "markdown" | "txt" => Ok(text::read(path, text)),
         "json" => {
             let value: Value = serde_json::from_str(text).map_err(|e| FormatError::Unknown {
