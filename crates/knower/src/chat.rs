@@ -42,18 +42,7 @@ pub fn chat(ctx: &Context, message: String, resume: bool, session: Option<String
         session.repl()
     } else {
         session.catch_ctrl_c()?;
-        for line in std::io::stdin().lock().lines() {
-            let line = line.map_err(|e| failure(format!("reading standard input: {e}"), None))?;
-            if line.trim().is_empty() {
-                continue;
-            }
-            if line.starts_with('/') {
-                session.command(&line)?;
-            } else {
-                session.say(&line)?;
-            }
-        }
-        Ok(())
+        session.piped(std::io::stdin().lock())
     }
 }
 
@@ -129,6 +118,50 @@ impl Session<'_> {
             self.id
         );
         Ok(())
+    }
+
+    /// One message a line from a pipe or a file, until its end or `/quit`.
+    /// A line that is not UTF-8 costs that line, not the ones after it: it
+    /// is named on stderr, the rest are said, and the run fails at the end
+    /// so a script sees that something it sent was not.
+    fn piped(&mut self, input: impl BufRead) -> Outcome {
+        let mut skipped = 0;
+        for (n, line) in input.split(b'\n').enumerate() {
+            let bytes = line.map_err(|e| failure(format!("reading standard input: {e}"), None))?;
+            let line = match std::str::from_utf8(bytes.strip_suffix(b"\r").unwrap_or(&bytes)) {
+                Ok(line) => line.trim(),
+                Err(e) => {
+                    eprintln!(
+                        "warning: standard input line {}: skipped, not UTF-8 text (first invalid byte at column {})",
+                        n + 1,
+                        e.valid_up_to() + 1
+                    );
+                    skipped += 1;
+                    continue;
+                }
+            };
+            if line.is_empty() {
+                continue;
+            }
+            if line.starts_with('/') {
+                if !self.command(line)? {
+                    break;
+                }
+            } else {
+                self.say(line)?;
+            }
+        }
+        match skipped {
+            0 => Ok(()),
+            n => Err(failure(
+                format!(
+                    "{n} line{} of standard input {} not said: not UTF-8 text",
+                    if n == 1 { "" } else { "s" },
+                    if n == 1 { "was" } else { "were" }
+                ),
+                Some("the warnings above name them"),
+            )),
+        }
     }
 
     /// One exchange: the reply printed as it streams, then what it did.

@@ -9,7 +9,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 mod support;
-use support::{knower, knower_command};
+use support::{knower, knower_command, run};
 
 use expectrl::{ControlCode, Expect, Session};
 use knower_llm::Protocol;
@@ -191,4 +191,43 @@ fn kill_9_in_the_middle_leaves_whole_exchanges_and_consistent_artifacts() {
             "{user}"
         );
     }
+}
+
+#[test]
+fn a_piped_line_that_is_not_utf8_costs_that_line_and_the_run_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = dir.path();
+    knower(v, &["init"], "");
+    let mut input = b"Server Alpha in Oslo has 8 cores.\r\n".to_vec();
+    input.extend_from_slice(b"Server Beta in \xff\xfeBergen has 4 cores.\n");
+    input.extend_from_slice(
+        b"Server Gamma in Tromso has 2 cores.\n/quit\nServer Delta is never said.\n",
+    );
+    let mut chat = knower_command(v);
+    chat.arg("chat");
+    let out = run(chat, input);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "standard input line 2: skipped, not UTF-8 text (first invalid byte at column 16)"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("1 line of standard input was not said"),
+        "{stderr}"
+    );
+    let said: Vec<String> = records(v)
+        .iter()
+        .map(|r| r["user"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        said,
+        [
+            "Server Alpha in Oslo has 8 cores.",
+            "Server Gamma in Tromso has 2 cores."
+        ],
+        "the lines around the bad one are said, a carriage return is not part of one, /quit ends the run"
+    );
 }

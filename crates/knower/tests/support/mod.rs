@@ -24,8 +24,9 @@ pub fn knower_command(vault: &Path) -> Command {
     command
 }
 
-/// Runs `command` with `stdin` as its standard input; its whole output.
-pub fn run(mut command: Command, stdin: &str) -> Output {
+/// Runs `command` with `stdin` (text, or bytes that need not be) as its
+/// standard input; its whole output.
+pub fn run(mut command: Command, stdin: impl AsRef<[u8]>) -> Output {
     let mut child = command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -36,7 +37,7 @@ pub fn run(mut command: Command, stdin: &str) -> Output {
         .stdin
         .take()
         .unwrap()
-        .write_all(stdin.as_bytes())
+        .write_all(stdin.as_ref())
         .unwrap();
     child.wait_with_output().unwrap()
 }
