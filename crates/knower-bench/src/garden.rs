@@ -51,6 +51,15 @@ struct FixtureTopic {
 const PAGES_PER_TOPIC: usize = 20;
 
 pub fn run(args: &[String]) -> Result<(), String> {
+    let webs: Vec<String> = args
+        .windows(2)
+        .filter(|w| w[0] == "--web")
+        .map(|w| w[1].clone())
+        .collect();
+    if !webs.is_empty() {
+        let cycles: usize = crate::option(args, "--cycles", 6)?;
+        return crate::garden_web::run(&webs, cycles);
+    }
     let max_cycles: usize = crate::option(args, "--max-cycles", 60)?;
     let facts: usize = crate::option(args, "--facts", 10_000)?;
     let fixtures = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/garden"));
@@ -169,6 +178,7 @@ fn fixture_web(fixture: &FixtureSet) -> ScriptedWeb {
                 title,
                 url: path,
                 snippet: topic.name.clone(),
+                ..Listed::default()
             });
         }
         for (query, results) in topic.queries.iter().zip(listed) {

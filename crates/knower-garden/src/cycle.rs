@@ -26,6 +26,7 @@ use jiff::{Timestamp, ToSpan};
 use knower_vault::Vault;
 use serde::{Deserialize, Serialize};
 
+use crate::claims;
 use crate::extract::{self, Found};
 use crate::garden::{Assessment, BUILT_IN_PROMPT, Garden, PROMPT};
 use crate::model::{Credibility, Fact, Source, Status, Topic, one_line};
@@ -91,6 +92,13 @@ pub enum Progress {
         url: String,
         error: Option<String>,
     },
+    /// A feed read for its links.
+    FeedRead {
+        topic: String,
+        url: String,
+        entries: usize,
+        error: Option<String>,
+    },
     Candidates {
         topic: String,
         added: Vec<String>,
@@ -116,6 +124,9 @@ pub struct State {
     /// writes the weekly summary of this one.
     #[serde(default)]
     pub week: Option<String>,
+    /// By topic, pages read whose candidates are still to be proposed.
+    #[serde(default)]
+    pub unread: std::collections::BTreeMap<String, Vec<Unread>>,
 }
 
 /// Since the garden began.
@@ -149,6 +160,10 @@ pub struct Cycle {
     pub skipped: Vec<String>,
     #[serde(default)]
     pub searches: Vec<Searched>,
+    /// Feeds read for their links (they discover pages, as searches do;
+    /// they are not the page budget).
+    #[serde(default)]
+    pub feeds: Vec<FeedRead>,
     #[serde(default)]
     pub fetches: Vec<Fetched>,
     /// A topic's new facts, recorded before they are written.
@@ -199,6 +214,24 @@ pub struct Searched {
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct FeedRead {
+    pub topic: String,
+    pub url: String,
+    /// The feed's entries as links (`None` until it answered).
+    pub entries: Option<Vec<Hit>>,
+    pub error: Option<String>,
+}
+
+/// A page read earlier whose candidates the bound on candidates left
+/// for a later cycle.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Unread {
+    pub url: String,
+    pub source: String,
+    pub credibility: Credibility,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Fetched {
     pub topic: String,
     pub url: String,
@@ -227,6 +260,9 @@ pub struct Tended {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PendingWrite {
     pub tended: Tended,
+    /// Pages with candidates left over by the bound, for the next cycle.
+    #[serde(default)]
+    pub unread: Vec<Unread>,
     pub facts: Vec<Fact>,
     /// New confidences of facts met again.
     pub confidences: Vec<(String, f64)>,
@@ -308,8 +344,9 @@ pub struct Plan {
 pub struct PlannedWork {
     pub topic: String,
     pub searches: Vec<String>,
+    /// Feeds read for their links.
     pub feeds: Vec<String>,
-    /// Fetches left for the best search results.
+    /// Pages (linked from the feeds, or search results) read, at most.
     pub result_fetches: usize,
 }
 
@@ -338,13 +375,13 @@ impl Garden {
                 .collect();
             searches_left -= searches.len();
             let fetch_share = fetches_left.div_ceil(left);
-            let feeds: Vec<String> = planned.feeds.iter().take(fetch_share).cloned().collect();
-            let result_fetches = if searches.is_empty() {
+            let feeds: Vec<String> = planned.feeds.clone();
+            let result_fetches = if searches.is_empty() && feeds.is_empty() {
                 0
             } else {
-                fetch_share - feeds.len()
+                fetch_share
             };
-            fetches_left -= feeds.len() + result_fetches;
+            fetches_left -= result_fetches;
             topics.push(PlannedWork {
                 topic: planned.slug.clone(),
                 searches,
@@ -498,6 +535,9 @@ impl Garden {
         // A topic's facts recorded but maybe not written when the cycle stopped.
         if let Some(pending) = cycle.pending.clone() {
             self.write_pending(&pending)?;
+            state
+                .unread
+                .insert(pending.tended.topic.clone(), pending.unread);
             cycle.tended.push(pending.tended);
             cycle.pending = None;
             self.save(state, cycle)?;
@@ -513,6 +553,13 @@ impl Garden {
         for f in cycle.fetches.iter_mut().filter(|f| !f.done) {
             f.done = true;
             f.error = Some("interrupted (the fetch counts against the bound)".into());
+        }
+        for f in cycle
+            .feeds
+            .iter_mut()
+            .filter(|f| f.entries.is_none() && f.error.is_none())
+        {
+            f.error = Some("interrupted (the read counts against the bound)".into());
         }
         let provider = match &self.provider {
             Ok(p) => p.clone(),
@@ -578,8 +625,13 @@ impl Garden {
                     let last = cycle.searches.last_mut().expect("just pushed");
                     match answer {
                         Ok(hits) => last.hits = Some(hits),
-                        Err(e) => last.error = Some(e.to_string()),
+                        Err(e) => {
+                            let said = format!("search {query:?} failed: {e}");
+                            last.error = Some(e.to_string());
+                            cycle.errors.push(said);
+                        }
                     }
+                    let last = cycle.searches.last().expect("just pushed");
                     progress(Progress::Searched {
                         topic: planned.slug.clone(),
                         query,
@@ -590,7 +642,44 @@ impl Garden {
                     self.save(state, cycle)?;
                 }
             }
-            // Fetch: the topic's feeds, then the best results.
+            // Discover: the topic's feeds, read for their links.
+            for url in &topic.feeds {
+                if cycle.feeds.len() >= self.settings.max_feeds {
+                    break;
+                }
+                if cycle
+                    .feeds
+                    .iter()
+                    .any(|f| f.topic == planned.slug && &f.url == url)
+                {
+                    continue;
+                }
+                cycle.feeds.push(FeedRead {
+                    topic: planned.slug.clone(),
+                    url: url.clone(),
+                    entries: None,
+                    error: None,
+                });
+                self.save(state, cycle)?;
+                let read = self.read_feed(url);
+                let last = cycle.feeds.last_mut().expect("just pushed");
+                match read {
+                    Ok(entries) => last.entries = Some(entries),
+                    Err(e) => {
+                        last.error = Some(e.clone());
+                        cycle.errors.push(format!("feed {url}: {e}"));
+                    }
+                }
+                let last = cycle.feeds.last().expect("just pushed");
+                progress(Progress::FeedRead {
+                    topic: planned.slug.clone(),
+                    url: url.clone(),
+                    entries: last.entries.as_ref().map_or(0, Vec::len),
+                    error: last.error.clone(),
+                });
+                self.save(state, cycle)?;
+            }
+            // Fetch: the most promising pages found, newest first.
             let share = self
                 .settings
                 .max_fetches
@@ -602,21 +691,23 @@ impl Garden {
                 .iter()
                 .filter(|f| f.topic == planned.slug)
                 .count();
-            for (done_here, (url, feed)) in (already..).zip(targets) {
+            for (done_here, (url, from_feed)) in (already..).zip(targets) {
                 if done_here >= share || cycle.fetches.len() >= self.settings.max_fetches {
                     break;
                 }
                 cycle.fetches.push(Fetched {
                     topic: planned.slug.clone(),
                     url: url.clone(),
-                    feed,
+                    feed: false,
                     source: None,
                     credibility: None,
                     error: None,
                     done: false,
                 });
                 self.save(state, cycle)?;
-                let credibility = match (feed, reputation.credibility(&url)) {
+                // A page the topic's own feed links to is as credible as
+                // the feed the person chose.
+                let credibility = match (from_feed, reputation.credibility(&url)) {
                     (true, Credibility::Medium) => Credibility::High,
                     (_, earned) => earned,
                 };
@@ -644,11 +735,15 @@ impl Garden {
                 .saturating_sub(cycle.added())
                 .div_ceil(left);
             let mut errors = Vec::new();
-            let pending = self.extract(&topic, cycle, share, &mut errors);
+            let unread = state.unread.get(&planned.slug).cloned().unwrap_or_default();
+            let pending = self.extract(&topic, cycle, &unread, share, &mut errors);
             cycle.errors.extend(errors);
             cycle.pending = Some(pending.clone());
             self.save(state, cycle)?;
             self.write_pending(&pending)?;
+            state
+                .unread
+                .insert(planned.slug.clone(), pending.unread.clone());
             progress(Progress::Candidates {
                 topic: planned.slug.clone(),
                 added: pending.tended.added.clone(),
@@ -666,10 +761,13 @@ impl Garden {
         state.save(&self.vault)
     }
 
-    /// What to fetch for a topic, best first: its feeds, then search
-    /// results ranked by their domain's reputation and how much of the
-    /// topic their title and snippet hold; pages read within the topic's
-    /// freshness are not read again.
+    /// What to fetch for a topic, best first: the pages its feeds link to
+    /// and the search results, newest first (by the version they name, then
+    /// by their date: a page of a release newer than the topic knows, or
+    /// dated since it was last tended, before older ones), those about the
+    /// topic before the rest, then by their domain's reputation. Pages read
+    /// within the topic's freshness are not read again; addresses the
+    /// gardener may not reach are left out before any budget is spent.
     fn targets(
         &self,
         topic: &Topic,
@@ -686,68 +784,112 @@ impl Garden {
                 })
             })
         };
-        let mut out: Vec<(String, bool)> = topic
-            .feeds
-            .iter()
-            .filter(|u| !fetched.contains(u.as_str()))
-            .map(|u| (u.clone(), true))
-            .collect();
         let mut wanted = extract::content_words(&topic.name);
         for q in &topic.queries {
             wanted.extend(extract::content_words(q));
         }
-        let mut ranked: Vec<(f64, String)> = Vec::new();
-        for hit in cycle
+        let from_feeds = cycle
+            .feeds
+            .iter()
+            .filter(|f| f.topic == topic.slug)
+            .flat_map(|f| f.entries.iter().flatten())
+            .map(|hit| (hit, true));
+        let from_searches = cycle
             .searches
             .iter()
             .filter(|s| s.topic == topic.slug)
             .flat_map(|s| s.hits.iter().flatten())
-        {
+            .map(|hit| (hit, false));
+        let mut ranked: Vec<(Promise, String, bool)> = Vec::new();
+        for (hit, from_feed) in from_feeds.chain(from_searches) {
             let url = hit.url.trim().to_string();
             if !(url.starts_with("http://") || url.starts_with("https://"))
                 || fetched.contains(url.as_str())
                 || fresh(&url)
-                || ranked.iter().any(|(_, u)| *u == url)
+                || ranked.iter().any(|(_, u, _)| *u == url)
+                || self.web.reachable(&url).is_err()
             {
                 continue;
             }
-            let words = extract::content_words(&format!("{} {}", hit.title, hit.snippet));
-            let about = wanted.iter().filter(|w| words.contains(*w)).count() as f64
-                / wanted.len().max(1) as f64;
-            ranked.push((reputation.share(&url) * (1.0 + about), url));
+            let words = extract::content_words(&format!("{} {} {}", hit.title, hit.snippet, url));
+            let about = if from_feed {
+                1.0
+            } else {
+                wanted.iter().filter(|w| words.contains(*w)).count() as f64
+                    / wanted.len().max(1) as f64
+            };
+            let named = format!("{} {}", hit.title, url);
+            let promise = Promise {
+                about: about > 0.0,
+                version: claims::versions_in(&named)
+                    .iter()
+                    .map(|v| claims::version_key(v))
+                    .max(),
+                date: hit.published.clone().or_else(|| {
+                    claims::dates_in(&format!("{} {}", hit.title, hit.snippet))
+                        .into_iter()
+                        .map(|d| d.value)
+                        .max()
+                }),
+                weight: reputation.share(&url) * (1.0 + about),
+            };
+            ranked.push((promise, url, from_feed));
         }
-        ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
-        out.extend(ranked.into_iter().map(|(_, u)| (u, false)));
-        out
+        ranked.sort_by(|a, b| b.0.cmp(&a.0));
+        ranked.into_iter().map(|(_, u, feed)| (u, feed)).collect()
     }
 
-    /// Fetches a page or feed and keeps its readable text as a source note.
+    /// A feed's entries as links, newest first by their dates.
+    fn read_feed(&self, url: &str) -> Result<Vec<Hit>, String> {
+        let page = self.web.fetch(url).map_err(|e| e.to_string())?;
+        if page.kind != Kind::Feed {
+            return Err("not a feed (RSS, Atom or JSON Feed)".into());
+        }
+        let read = readable::read(&page)?;
+        let mut entries: Vec<Hit> = read
+            .entries
+            .into_iter()
+            .filter(|e| !e.url.is_empty())
+            .take(MAX_FEED_ENTRIES)
+            .map(|e| Hit {
+                title: one_line(&e.title),
+                url: e.url,
+                snippet: one_line(&e.text),
+                published: e.published,
+            })
+            .collect();
+        entries.sort_by(|a, b| b.published.cmp(&a.published));
+        Ok(entries)
+    }
+
+    /// Fetches a page and keeps its readable text as a source note, with
+    /// what was flagged on it in a section of its own.
     fn fetch_source(&self, url: &str, credibility: Credibility) -> Result<String, String> {
         let page = self.web.fetch(url).map_err(|e| e.to_string())?;
+        if page.kind == Kind::Feed {
+            return Err(format!(
+                "{url} is a feed: add it to the topic (--feed) and its links are followed"
+            ));
+        }
         let read = readable::read(&page)?;
-        let text = match page.kind {
-            Kind::Feed => {
-                let mut text = String::new();
-                for entry in read.entries.iter().take(20) {
-                    text.push_str(&format!("## {}\n\n", one_line(&entry.title)));
-                    if !entry.url.is_empty() || entry.published.is_some() {
-                        text.push_str(&format!(
-                            "{} {}\n\n",
-                            entry.published.as_deref().unwrap_or(""),
-                            one_line(&entry.url)
-                        ));
-                    }
-                    text.push_str(entry.text.trim());
-                    text.push_str("\n\n");
-                }
-                text
-            }
-            _ => read.text,
-        };
-        if text.trim().is_empty() {
+        if read.text.trim().is_empty() {
             return Err(format!("{url}: nothing readable on the page"));
         }
-        let text = bounded(&text, 200_000);
+        let mut text = bounded(&read.text, 200_000);
+        if !read.flagged.is_empty() {
+            text.push_str(&format!(
+                "\n\n{}\n\nText on the page that is not a statement about its topic: it sat in hidden markup, \
+                 or speaks to its reader or an assistant. Kept as evidence; never proposed as a fact.\n\n",
+                extract::FLAGGED_SECTION
+            ));
+            for flagged in read.flagged.iter().take(50) {
+                text.push_str(&format!(
+                    "- ({}) {}\n",
+                    flagged.why,
+                    knower_agents::text::bounded_line(&flagged.text, 400)
+                ));
+            }
+        }
         let source = Source {
             slug: store::source_slug(url),
             url: url.to_string(),
@@ -766,13 +908,14 @@ impl Garden {
         Ok(source.slug)
     }
 
-    /// A topic's new candidates from the pages fetched for it this cycle:
-    /// extracted, told apart from what the topic holds, checked for
-    /// contradictions, at most `share`.
+    /// A topic's new candidates from the pages fetched for it this cycle
+    /// and those left over from earlier ones: extracted, told apart from
+    /// what the topic holds, checked for contradictions, at most `share`.
     fn extract(
         &self,
         topic: &Topic,
         cycle: &Cycle,
+        unread: &[Unread],
         share: usize,
         errors: &mut Vec<String>,
     ) -> PendingWrite {
@@ -788,30 +931,57 @@ impl Garden {
             .llm
             .as_ref()
             .map(|_| knower_agents::prompt(&self.vault, PROMPT, BUILT_IN_PROMPT).text);
-        for fetched in cycle.fetches.iter().filter(|f| f.topic == topic.slug) {
-            let (Some(slug), Some(credibility)) = (&fetched.source, fetched.credibility) else {
+        let sources = store::sources(&self.vault);
+        let fetched_now = cycle
+            .fetches
+            .iter()
+            .filter(|f| f.topic == topic.slug)
+            .filter_map(|f| {
+                Some(Unread {
+                    url: f.url.clone(),
+                    source: f.source.clone()?,
+                    credibility: f.credibility?,
+                })
+            });
+        let mut pages: Vec<Unread> = Vec::new();
+        for page in fetched_now.chain(unread.iter().cloned()) {
+            if !pages.iter().any(|p| p.source == page.source) {
+                pages.push(page);
+            }
+        }
+        for page in &pages {
+            let Some(text) = store::source_text(&self.vault, &page.source) else {
                 continue;
             };
-            let Some(text) = store::source_text(&self.vault, slug) else {
-                continue;
-            };
+            let title = sources
+                .get(&page.source)
+                .map(|s| s.title.clone())
+                .unwrap_or_default();
+            let offline = || extract::offline(topic, &title, &text, page.credibility.weight());
             let from_page = match (&self.llm, &prompt) {
                 (Some(llm), Some(prompt)) => {
-                    match extract::with_model(llm, prompt, topic, &fetched.url, &text, credibility)
-                    {
+                    match extract::with_model(
+                        llm,
+                        prompt,
+                        topic,
+                        &title,
+                        extract::readable_part(&text),
+                        page.credibility,
+                    ) {
                         Ok(found) => found,
                         Err(e) => {
-                            errors.push(format!("{}: the model's extraction failed ({e}); the offline engine read the page", fetched.url));
-                            extract::offline(topic, &text, credibility.weight())
+                            errors.push(format!("{}: the model's extraction failed ({e}); the offline engine read the page", page.url));
+                            offline()
                         }
                     }
                 }
-                _ => extract::offline(topic, &text, credibility.weight()),
+                _ => offline(),
             };
-            found.extend(from_page.into_iter().map(|f| (f, slug.clone())));
+            found.extend(from_page.into_iter().map(|f| (f, page.source.clone())));
         }
         found.sort_by(|a, b| b.0.confidence.total_cmp(&a.0.confidence));
         let today = self.today();
+        let mut left: Vec<Unread> = Vec::new();
         for (candidate, source) in found {
             let statement = one_line(&candidate.statement);
             if statement.is_empty() {
@@ -836,6 +1006,11 @@ impl Garden {
             }
             if facts.len() >= share {
                 tended.over_bound += 1;
+                if let Some(page) = pages.iter().find(|p| p.source == source)
+                    && !left.contains(page)
+                {
+                    left.push(page.clone());
+                }
                 continue;
             }
             let contradicts = self.contradictions(&working, &statement, errors);
@@ -871,6 +1046,7 @@ impl Garden {
         }
         PendingWrite {
             tended,
+            unread: left,
             facts,
             confidences,
             tended_at: self.now_text(),
@@ -1004,6 +1180,27 @@ impl Garden {
             cross_contradictions: cross,
             suggested_topics: suggest(&topics),
         }
+    }
+}
+
+/// Entries of one feed considered, at most.
+const MAX_FEED_ENTRIES: usize = 50;
+
+/// How promising a page is to read, compared in this order.
+#[derive(Debug, PartialEq, PartialOrd)]
+struct Promise {
+    /// Its title or snippet names the topic (a feed's entries all do).
+    about: bool,
+    /// The newest version its title or address names.
+    version: Option<Vec<u64>>,
+    /// Its date (`YYYY-MM-DD`), from the provider or the feed, or named.
+    date: Option<String>,
+    weight: f64,
+}
+
+impl Promise {
+    fn cmp(&self, other: &Promise) -> std::cmp::Ordering {
+        self.partial_cmp(other).unwrap_or(std::cmp::Ordering::Equal)
     }
 }
 

@@ -117,7 +117,7 @@ impl Garden {
         settings: Settings,
         provider: Result<Provider, String>,
     ) -> Garden {
-        let web = Web::new(&settings);
+        let web = Web::new(&settings, provider.as_ref().ok());
         Garden {
             vault,
             index,

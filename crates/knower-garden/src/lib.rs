@@ -11,11 +11,14 @@
 //! and readable pages ([`readable`]); what it returns is data that only
 //! ever becomes candidates ([`extract`]).
 
+pub mod claims;
 pub mod cycle;
 pub mod extract;
 mod garden;
+pub mod injection;
 pub mod model;
 pub mod outbox;
+pub mod reach;
 pub mod readable;
 pub mod review;
 pub mod scripted;
@@ -24,6 +27,7 @@ pub mod settings;
 pub mod snapshot;
 mod stats;
 pub mod store;
+pub mod units;
 pub mod web;
 
 pub use cycle::{Cycle, Plan, Progress, RunOptions, State, Step};

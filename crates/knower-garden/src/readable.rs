@@ -11,6 +11,16 @@ pub struct Readable {
     pub text: String,
     /// A feed's entries (empty for a page).
     pub entries: Vec<Entry>,
+    /// Text of the page that is not a statement about anything: hidden
+    /// markup, and sentences that steer their reader ([`crate::injection`]),
+    /// each with why. Kept as evidence, never read for facts.
+    pub flagged: Vec<Flagged>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Flagged {
+    pub why: String,
+    pub text: String,
 }
 
 #[derive(Clone, Debug)]
@@ -23,6 +33,111 @@ pub struct Entry {
 }
 
 pub fn read(page: &Page) -> Result<Readable, String> {
+    let mut read = parse(page)?;
+    read.title = clean(&read.title);
+    read.text = clean(&read.text);
+    for entry in &mut read.entries {
+        entry.title = clean(&entry.title);
+        entry.url = clean(&entry.url);
+        entry.text = clean(&entry.text);
+    }
+    for flagged in &mut read.flagged {
+        flagged.text = clean(&flagged.text);
+    }
+    for unit in crate::units::units(&read.text) {
+        if let Some(why) = crate::injection::instruction(&unit.text) {
+            read.flagged.push(Flagged {
+                why: why.to_string(),
+                text: unit.text,
+            });
+        }
+    }
+    Ok(read)
+}
+
+/// Elements a browser does not show, as Readability judges them, and the
+/// markup's comments: their text is taken out of the page and flagged.
+fn hidden_markup(html: &str) -> (String, Vec<Flagged>) {
+    let document = dom_query::Document::from(html);
+    let mut flagged = Vec::new();
+    let mut keep = |why: &str, text: &str| {
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        if !text.is_empty() {
+            flagged.push(Flagged {
+                why: why.to_string(),
+                text,
+            });
+        }
+    };
+    for node in document.root().descendants() {
+        if node.is_comment() {
+            let text = node.text();
+            keep("in a comment of the markup", &text);
+            node.remove_from_parent();
+        }
+    }
+    let hidden = document.select(
+        "[hidden], [aria-hidden=true], [style*='display:none'], [style*='display: none'], \
+         [style*='visibility:hidden'], [style*='visibility: hidden'], [style*='font-size:0'], \
+         [style*='font-size: 0']",
+    );
+    for node in hidden.nodes() {
+        keep("in hidden markup", &node.text());
+    }
+    hidden.remove();
+    if flagged.is_empty() {
+        return (html.to_string(), flagged);
+    }
+    (document.html().to_string(), flagged)
+}
+
+/// Web text made safe to store and to print on a terminal: escape
+/// sequences (a window title, a clear screen, a hyperlink) removed whole,
+/// other control characters and the bidirectional overrides that reorder
+/// what a reader sees dropped; line breaks and tabs kept.
+pub fn clean(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\u{1b}' => match chars.next() {
+                // CSI: parameters, then one final byte in @..~.
+                Some('[') => {
+                    for c in chars.by_ref() {
+                        if ('@'..='~').contains(&c) {
+                            break;
+                        }
+                    }
+                }
+                // OSC, DCS, PM, APC, SOS: up to BEL or ESC \.
+                Some(']' | 'P' | '^' | '_' | 'X') => {
+                    while let Some(c) = chars.next() {
+                        if c == '\u{7}' {
+                            break;
+                        }
+                        if c == '\u{1b}' {
+                            chars.next_if_eq(&'\\');
+                            break;
+                        }
+                    }
+                }
+                _ => {}
+            },
+            '\n' | '\t' => out.push(c),
+            '\r' => {
+                if chars.peek() != Some(&'\n') {
+                    out.push('\n');
+                }
+            }
+            c if c.is_control() => {}
+            '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn parse(page: &Page) -> Result<Readable, String> {
     match page.kind {
         Kind::Text => Ok(Readable {
             title: page
@@ -33,8 +148,14 @@ pub fn read(page: &Page) -> Result<Readable, String> {
                 .unwrap_or_else(|| page.url.clone()),
             text: page.text.clone(),
             entries: vec![],
+            flagged: vec![],
         }),
-        Kind::Html => Ok(article(&page.text, &page.url)),
+        Kind::Html => {
+            let (visible, flagged) = hidden_markup(&page.text);
+            let mut read = article(&visible, &page.url);
+            read.flagged = flagged;
+            Ok(read)
+        }
         Kind::Feed => feed(&page.text),
     }
 }
@@ -53,6 +174,7 @@ fn article(html: &str, url: &str) -> Readable {
             title: article.title.trim().to_string(),
             text: article.text_content.to_string(),
             entries: vec![],
+            flagged: vec![],
         },
         _ => {
             let document = dom_smoothie::Readability::new(html, Some(url), None)
@@ -65,6 +187,7 @@ fn article(html: &str, url: &str) -> Readable {
                     .unwrap_or_default(),
                 text: text_of(html),
                 entries: vec![],
+                flagged: vec![],
             }
         }
     }
@@ -105,6 +228,7 @@ fn feed(xml: &str) -> Result<Readable, String> {
             .unwrap_or_default(),
         text: String::new(),
         entries,
+        flagged: vec![],
     })
 }
 
@@ -159,6 +283,20 @@ mod tests {
         let text =
             text_of("<p>Tokio 1.40 &amp; <b>more</b></p><script>alert(1)</script><li>second</li>");
         assert_eq!(text, "Tokio 1.40 & more\nsecond");
+    }
+
+    #[test]
+    fn escape_sequences_and_control_characters_never_reach_a_terminal() {
+        let hostile = "Tokio\u{1b}]0;pwned\u{7} 1.40\u{1b}[2J\u{1b}[H is out\u{1b}]8;;https://evil.example\u{1b}\\here\u{1b}]8;;\u{1b}\\.\u{0}\u{8}\u{9b}\r\nNext\u{202e}line\tend";
+        assert_eq!(clean(hostile), "Tokio 1.40 is outhere.\nNextline\tend");
+        let page = Page {
+            url: "https://example.org/".into(),
+            kind: Kind::Text,
+            text: "Title\u{1b}[31m red\u{1b}[0m\n".into(),
+        };
+        let read = read(&page).unwrap();
+        assert_eq!(read.title, "Title red");
+        assert!(!read.text.contains('\u{1b}'));
     }
 
     #[test]

@@ -90,15 +90,57 @@ impl Answer {
     }
 }
 
-/// An RSS 2.0 feed as a project's blog publishes one: two releases, the
-/// first description holding escaped HTML, as most feeds' do.
-pub const TOKIO_FEED: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
-<rss version="2.0"><channel><title>Tokio blog</title><link>https://tokio.rs/blog</link><description>News</description>
-<item><title>Announcing Tokio 1.42</title><link>https://tokio.rs/blog/2024-12-tokio-1-42</link><pubDate>Tue, 03 Dec 2024 00:00:00 GMT</pubDate>
-<description>&lt;p&gt;Tokio 1.42 was released on December 3, 2024 with a faster runtime scheduler.&lt;/p&gt;</description></item>
-<item><title>Tokio 1.41</title><link>https://tokio.rs/blog/2024-10-tokio-1-41</link><pubDate>Mon, 14 Oct 2024 00:00:00 GMT</pubDate>
-<description>Tokio 1.41 was released on October 14, 2024 with runtime metrics stabilised.</description></item>
-</channel></rss>"#;
+/// A project's release site as the web has them: an RSS 2.0 feed at
+/// `/feed.xml` whose summaries say only "Release notes" (entries oldest
+/// first, as some feeds list them), and each release's page in site
+/// boilerplate, its notes in Tokio's own changelog sections (the text is
+/// Tokio's, 1.41.0 and 1.42.0). Returns the feed's URL.
+pub fn tokio_site(web: &ScriptedWeb) -> String {
+    let releases = [
+        (
+            "1.41.0",
+            "Oct 22, 2024",
+            "Tue, 22 Oct 2024 00:00:00 GMT",
+            "<h3>Added</h3><ul><li>metrics: stabilize <code>global_queue_depth</code> (<a href=\"https://github.com/tokio-rs/tokio/pull/6854\">#6854</a>)</li>\
+             <li>sync: add <code>watch::Sender::sender_count</code> (#6836)</li></ul>\
+             <h3>Fixed</h3><ul><li>net: fix regression of abstract socket path in unix socket (#6838)</li></ul>",
+        ),
+        (
+            "1.42.0",
+            "Dec 3, 2024",
+            "Tue, 03 Dec 2024 00:00:00 GMT",
+            "<p>The 1.42.0 release includes all changes up to 1.41.1.</p>\
+             <h3>Added</h3><ul><li>io: add <code>AsyncFd::{try_io, try_io_mut}</code> (#6967)</li></ul>\
+             <h3>Fixed</h3><ul><li>runtime: do not defer <code>yield_now</code> inside <code>block_in_place</code> (#6999)</li></ul>\
+             <h3>Documented</h3><ul><li>time: fix a typo in <code>Instant</code> docs (#6982)</li></ul>",
+        ),
+    ];
+    let mut items = String::new();
+    for (version, shown, rfc2822, notes) in releases {
+        let path = format!("/releases/tag/tokio-{version}");
+        web.page(
+            &path,
+            Answer::html(&format!(
+                "<!doctype html><html><head><title>Release Tokio v{version} · tokio-rs/tokio</title></head><body>\
+                 <header><nav><a href=\"/\">Code</a> <a href=\"/issues\">Issues</a> <a href=\"/pulls\">Pull requests</a> <a href=\"/releases\">Releases</a></nav></header>\
+                 <main><div class=\"release\"><h1>Tokio v{version}</h1><p><a href=\"/tokio-rs\">tokio-rs</a> released this {shown}</p>\
+                 <div class=\"markdown-body\">{notes}</div></div></main><footer>© 2024 CodeHub, Inc. · Terms · Privacy</footer></body></html>"
+            )),
+        );
+        items.push_str(&format!(
+            "<item><title>Tokio v{version}</title><link>{}</link><pubDate>{rfc2822}</pubDate><description>Release notes</description></item>\n",
+            web.url(&path)
+        ));
+    }
+    web.page(
+        "/feed.xml",
+        Answer::rss(&format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<rss version=\"2.0\"><channel><title>Tokio releases</title><link>{}</link><description>Releases</description>\n{items}</channel></rss>",
+            web.base_url()
+        )),
+    );
+    web.url("/feed.xml")
+}
 
 /// An article page as blogs make them: navigation, an `<article>` of
 /// paragraphs, a footer.
@@ -130,12 +172,15 @@ impl Request {
 }
 
 /// A search result as the scripted providers return it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Listed {
     pub title: String,
     /// A path of this web (`/a`) or a whole URL.
     pub url: String,
     pub snippet: String,
+    /// When the page says it was published (`2026-07-09T00:00:00`): Brave's
+    /// `page_age`, SearxNG's `publishedDate`.
+    pub published: Option<String>,
 }
 
 #[derive(Default)]
@@ -367,6 +412,7 @@ fn brave(script: &Script, request: &Request, base: &str) -> Value {
                 "title": r.title,
                 "url": url,
                 "description": format!("<strong>{}</strong>", r.snippet),
+                "page_age": r.published,
                 "is_source_local": false,
                 "is_source_both": false,
                 "language": "en",
@@ -396,6 +442,7 @@ fn searxng(script: &Script, request: &Request, base: &str) -> Value {
                 "url": url,
                 "title": r.title,
                 "content": r.snippet,
+                "publishedDate": r.published,
                 "engine": "duckduckgo",
                 "parsed_url": ["http", url.split('/').nth(2).unwrap_or(""), "", "", "", ""],
                 "template": "default.html",

@@ -2,6 +2,8 @@
 
 use serde::Deserialize;
 
+use crate::reach::Reach;
+
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Settings {
@@ -16,6 +18,9 @@ pub struct Settings {
     pub max_searches: usize,
     pub max_fetches: usize,
     pub max_candidates: usize,
+    /// Feeds read for their links, per cycle (they discover pages; the
+    /// pages read are `max_fetches`).
+    pub max_feeds: usize,
     pub topics_per_cycle: usize,
     /// A topic tended less than this long ago is left to cool.
     pub cooling_hours: u64,
@@ -27,6 +32,10 @@ pub struct Settings {
     pub keep_snapshots: usize,
     /// A topic with fewer confirmed facts than this is sparse.
     pub sparse_below: usize,
+    /// `host:port` pairs on loopback or a private network the gardener may
+    /// reach (a local web under test, an intranet wiki); nothing else that
+    /// is not public is ever requested.
+    pub allow_private_hosts: Vec<String>,
 }
 
 impl Default for Settings {
@@ -39,6 +48,7 @@ impl Default for Settings {
             max_searches: 5,
             max_fetches: 3,
             max_candidates: 10,
+            max_feeds: 5,
             topics_per_cycle: 3,
             cooling_hours: 24,
             results_per_search: 10,
@@ -46,6 +56,7 @@ impl Default for Settings {
             timeout_secs: 20,
             keep_snapshots: 30,
             sparse_below: 3,
+            allow_private_hosts: Vec::new(),
         }
     }
 }
@@ -62,13 +73,25 @@ impl Settings {
     pub fn parse(toml_text: &str) -> Result<Settings, String> {
         let file: toml::Table =
             toml::from_str(toml_text).map_err(|e| format!("knower.toml: {e}"))?;
-        match file.get("garden") {
-            None => Ok(Settings::default()),
+        let settings: Settings = match file.get("garden") {
+            None => Settings::default(),
             Some(section) => section
                 .clone()
                 .try_into()
-                .map_err(|e| format!("knower.toml [garden]: {e}")),
+                .map_err(|e| format!("knower.toml [garden]: {e}"))?,
+        };
+        settings.reach()?;
+        Ok(settings)
+    }
+
+    /// The addresses the gardener may reach: the public web, the hosts
+    /// allowed by name, and the search provider configured here.
+    pub fn reach(&self) -> Result<Reach, String> {
+        let mut reach = Reach::new(self.allow_private_hosts.iter().map(String::as_str))?;
+        for url in self.searxng_url.iter().chain([&self.brave_url]) {
+            reach = reach.with_url(url);
         }
+        Ok(reach)
     }
 
     /// The provider these settings and `env` (the environment) choose.

@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use knower_llm::error_chain;
 
-use crate::settings::Settings;
+use crate::reach::Reach;
+use crate::settings::{Provider, Settings};
 
 pub const USER_AGENT: &str = concat!(
     "Knower/",
@@ -52,6 +53,7 @@ pub struct Web {
     /// robots.txt by origin (`None`: none, or unreadable: everything allowed).
     robots: Mutex<HashMap<String, Option<Arc<texting_robots::Robot>>>>,
     io: OnceLock<tokio::runtime::Runtime>,
+    reach: Reach,
 }
 
 impl Drop for Web {
@@ -63,8 +65,18 @@ impl Drop for Web {
 }
 
 impl Web {
-    pub fn new(settings: &Settings) -> Web {
+    /// The web as `settings` allow it; the search provider the user
+    /// configured (`provider`, from the settings or the environment) is
+    /// reachable wherever it runs.
+    pub fn new(settings: &Settings, provider: Option<&Provider>) -> Web {
+        // Settings::parse has refused bad entries; settings made in code
+        // with a bad one reach only the public web.
+        let mut reach = settings.reach().unwrap_or_default();
+        if let Some(Provider::Brave { url, .. } | Provider::Searxng { url }) = provider {
+            reach = reach.with_url(url);
+        }
         Web {
+            reach,
             client: OnceLock::new(),
             timeout_secs: settings.timeout_secs,
             max_bytes: settings.max_page_bytes,
@@ -118,10 +130,18 @@ impl Web {
                 .user_agent(USER_AGENT)
                 .connect_timeout(Duration::from_secs(self.timeout_secs.min(10)))
                 .timeout(Duration::from_secs(self.timeout_secs))
-                .redirect(reqwest::redirect::Policy::limited(5))
+                .redirect(redirects(self.reach.clone()))
+                .dns_resolver(self.reach.resolver())
                 .build()
                 .expect("an HTTP client with rustls builds")
         })
+    }
+
+    /// Whether `url` is an address the gardener may reach, as far as its
+    /// text tells (a name is judged again once resolved).
+    pub fn reachable(&self, url: &str) -> Result<(), String> {
+        let parsed = reqwest::Url::parse(url).map_err(|e| format!("not a URL ({e})"))?;
+        self.reach.check(&parsed)
     }
 
     /// Fetches a page or a feed, if robots.txt allows it.
@@ -134,6 +154,7 @@ impl Web {
         if !matches!(parsed.scheme(), "http" | "https") {
             return Err(failed("only http and https are fetched".into()));
         }
+        self.reach.check(&parsed).map_err(failed)?;
         if !self.allowed(&parsed) {
             return Err(WebError::Disallowed {
                 url: url.to_string(),
@@ -217,6 +238,23 @@ impl Web {
         };
         robot.is_none_or(|r| r.allowed(url.as_str()))
     }
+}
+
+/// At most five redirects, each to a URL [`Reach`] allows: a public page
+/// that redirects to 127.0.0.1 is refused at that hop.
+fn redirects(reach: Reach) -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(move |attempt| {
+        if attempt.previous().len() > 5 {
+            return attempt.error("more than 5 redirects");
+        }
+        match reach.check(attempt.url()) {
+            Ok(()) => attempt.follow(),
+            Err(why) => {
+                let why = format!("redirected to {}: {why}", attempt.url());
+                attempt.error(why)
+            }
+        }
+    })
 }
 
 fn kind_of(content_type: &str) -> Option<Kind> {

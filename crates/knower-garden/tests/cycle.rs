@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use knower_garden::model::{SOURCES, TOPICS};
-use knower_garden::scripted::{Answer, BRAVE_PATH, Listed, ScriptedWeb, TOKIO_FEED, article};
+use knower_garden::scripted::{Answer, BRAVE_PATH, Listed, ScriptedWeb, article, tokio_site};
 use knower_garden::store::{
     self, ACTIVITY, ALERTS, APPROVALS, DIGEST, REJECTIONS, REQUESTS, SNAPSHOTS,
 };
@@ -19,10 +19,13 @@ fn new_vault() -> (tempfile::TempDir, Arc<Vault>) {
     (dir, Arc::new(vault))
 }
 
-fn settings() -> Settings {
+/// Default bounds; the scripted web, on loopback, allowed by name as a
+/// user allows a local web.
+fn settings(web: &ScriptedWeb) -> Settings {
     Settings {
         timeout_secs: 3,
         max_page_bytes: 1 << 20,
+        allow_private_hosts: vec![web.base_url().trim_start_matches("http://").to_string()],
         ..Settings::default()
     }
 }
@@ -39,6 +42,7 @@ fn listed(title: &str, path: &str, snippet: &str) -> Listed {
         title: title.into(),
         url: path.into(),
         snippet: snippet.into(),
+        ..Listed::default()
     }
 }
 
@@ -119,7 +123,7 @@ fn busy_web() -> ScriptedWeb {
 fn a_cycle_tends_the_top_topics_within_its_bounds_then_lets_them_cool() {
     let (_dir, vault) = new_vault();
     let web = busy_web();
-    let garden = Garden::with(vault.clone(), None, None, settings(), brave(&web));
+    let garden = Garden::with(vault.clone(), None, None, settings(&web), brave(&web));
     add(
         &garden,
         "Tokio async runtime",
@@ -306,7 +310,7 @@ fn bad_pages_fail_clearly_and_hostile_text_stays_data() {
         None,
         Settings {
             max_fetches: 20,
-            ..settings()
+            ..settings(&web)
         },
         brave(&web),
     );
@@ -429,9 +433,17 @@ fn bad_pages_fail_clearly_and_hostile_text_stays_data() {
 fn searxng_and_feeds_need_no_key() {
     let (_dir, vault) = new_vault();
     let web = ScriptedWeb::start();
-    web.page("/feed.xml", Answer::rss(TOKIO_FEED));
-    let feed = web.url("/feed.xml");
-    let offline = Garden::with(vault.clone(), None, None, settings(), Ok(Provider::None));
+    let feed = tokio_site(&web);
+    let offline = Garden::with(
+        vault.clone(),
+        None,
+        None,
+        Settings {
+            max_fetches: 1,
+            ..settings(&web)
+        },
+        Ok(Provider::None),
+    );
     add(
         &offline,
         "Tokio runtime",
@@ -441,24 +453,54 @@ fn searxng_and_feeds_need_no_key() {
     let cycle = offline.run(RunOptions::default(), &mut |_| {}).unwrap();
     assert_eq!(web.searches(), 0);
     assert_eq!(web.count("/feed.xml"), 1);
+    // The feed discovers; the one fetch of the budget reads the newest
+    // release it links to, though the feed lists it last.
+    assert_eq!(web.count("/releases/tag/tokio-1.42.0"), 1, "{cycle:?}");
+    assert_eq!(web.count("/releases/tag/tokio-1.41.0"), 0);
+    assert_eq!(cycle.fetches.len(), 1);
     let (topics, _) = store::topics(&vault);
     let statements: Vec<&str> = topics[0]
         .facts
         .iter()
         .map(|f| f.statement.as_str())
         .collect();
+    // Facts with the release they belong to; the feed's "Release notes"
+    // summary is none.
     assert!(
-        statements
-            .iter()
-            .any(|s| s.contains("Tokio 1.42 was released on December 3, 2024")),
+        statements.contains(&"Tokio 1.42.0 was released on Dec 3, 2024."),
         "{statements:?} {cycle:?}"
+    );
+    assert!(
+        statements.contains(&"Tokio 1.42.0: io: add 'AsyncFd::{try_io, try_io_mut}'"),
+        "{statements:?}"
+    );
+    assert!(
+        !statements
+            .iter()
+            .any(|s| s.contains("Release notes") || s.contains("CodeHub")),
+        "{statements:?}"
     );
     let source = store::sources(&vault).into_values().next().unwrap();
     assert_eq!(
         source.credibility,
         knower_garden::Credibility::High,
-        "a feed the person chose"
+        "a page the person's own feed links to"
     );
+    // The next cycle (the topic cooled) reads the older release.
+    let tomorrow = Garden::with(
+        vault.clone(),
+        None,
+        None,
+        Settings {
+            max_fetches: 1,
+            ..settings(&web)
+        },
+        Ok(Provider::None),
+    )
+    .at(jiff::Timestamp::now() + jiff::SignedDuration::from_hours(25));
+    tomorrow.run(RunOptions::default(), &mut |_| {}).unwrap();
+    assert_eq!(web.count("/releases/tag/tokio-1.41.0"), 1);
+    assert_eq!(web.count("/releases/tag/tokio-1.42.0"), 1, "not read again");
 
     // SearxNG: its JSON, no key.
     let (_dir2, vault2) = new_vault();
@@ -474,7 +516,7 @@ fn searxng_and_feeds_need_no_key() {
         vault2.clone(),
         None,
         None,
-        settings(),
+        settings(&web),
         Ok(Provider::Searxng {
             url: web.base_url(),
         }),
@@ -505,7 +547,7 @@ fn decisions_from_the_files_and_from_the_api_have_the_same_effect_and_nothing_co
 {
     let (_dir, vault) = new_vault();
     let web = busy_web();
-    let garden = Garden::with(vault.clone(), None, None, settings(), brave(&web));
+    let garden = Garden::with(vault.clone(), None, None, settings(&web), brave(&web));
     add(&garden, "Tokio async runtime", &["tokio release"], &[]);
     garden.run(RunOptions::default(), &mut |_| {}).unwrap();
     let review = garden.review().unwrap();
@@ -597,7 +639,7 @@ fn snapshots_are_memory_graphs_and_thirty_are_kept() {
             )
             .unwrap();
     }
-    let garden = Garden::with(vault.clone(), None, None, settings(), brave(&web));
+    let garden = Garden::with(vault.clone(), None, None, settings(&web), brave(&web));
     add(&garden, "Tokio async runtime", &["tokio release"], &[]);
     let cycle = garden.run(RunOptions::default(), &mut |_| {}).unwrap();
     let snapshots = store::files(&vault, SNAPSHOTS, ".json");
@@ -645,14 +687,14 @@ fn contradictions_are_disputed_with_both_sides_and_the_week_is_summarised() {
     web.results("tokio release", vec![listed("A", "/a", "Tokio")]);
     web.results("tokio versions", vec![listed("B", "/b", "Tokio")]);
     let monday: jiff::Timestamp = "2026-11-23T08:00:00Z".parse().unwrap();
-    let garden = Garden::with(vault.clone(), None, None, settings(), brave(&web)).at(monday);
+    let garden = Garden::with(vault.clone(), None, None, settings(&web), brave(&web)).at(monday);
     add(&garden, "Tokio runtime", &["tokio release"], &[]);
     garden.run(RunOptions::default(), &mut |_| {}).unwrap();
     let first = store::topics(&vault).0[0].facts[0].clone();
     garden.approve(std::slice::from_ref(&first.id)).unwrap();
 
     // A week later, another query finds the contradicting page.
-    let next_week = Garden::with(vault.clone(), None, None, settings(), brave(&web))
+    let next_week = Garden::with(vault.clone(), None, None, settings(&web), brave(&web))
         .at("2026-11-30T08:00:00Z".parse().unwrap());
     store::change_topic(
         &vault,
@@ -721,7 +763,7 @@ fn a_models_extraction_is_validated_and_its_judgement_used() {
     );
     let config = LlmConfig::resolve(&file, &|_| None).unwrap().unwrap();
     let llm = Arc::new(Llm::new(config).unwrap());
-    let garden = Garden::with(vault.clone(), None, Some(llm), settings(), brave(&web));
+    let garden = Garden::with(vault.clone(), None, Some(llm), settings(&web), brave(&web));
     add(&garden, "Tokio runtime", &["tokio release"], &[]);
     let cycle = garden.run(RunOptions::default(), &mut |_| {}).unwrap();
     assert!(cycle.errors.is_empty(), "{:?}", cycle.errors);

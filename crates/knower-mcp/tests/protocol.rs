@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 mod support;
-use support::{Client, Fixture, Watching, session};
+use support::{Client, Fixture, Watching, session, session_with};
 
 use rmcp::ClientServiceExt;
 use rmcp::model::{
@@ -720,10 +720,14 @@ async fn chat_answers_records_what_it_concluded_and_continues_a_session() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_garden_is_tended_by_a_model_on_the_users_word() {
     use knower_garden::RunOptions;
-    use knower_garden::scripted::{Answer, ScriptedWeb, TOKIO_FEED};
-    let (fx, client) = session().await;
+    use knower_garden::scripted::{ScriptedWeb, tokio_site};
     let web = ScriptedWeb::start();
-    web.page("/feed.xml", Answer::rss(TOKIO_FEED));
+    tokio_site(&web);
+    let (fx, client) = session_with(Some(&format!(
+        "[garden]\nallow_private_hosts = [\"{}\"]\n",
+        web.base_url().trim_start_matches("http://")
+    )))
+    .await;
     let topic = ok(
         &client,
         "garden_add_topic",

@@ -30,8 +30,19 @@ impl Drop for Running {
 }
 
 fn serve(token: Option<&str>) -> Running {
+    serve_with(token, None)
+}
+
+/// A server on a vault whose `knower.toml` is `settings`, written before
+/// the server reads it.
+fn serve_with(token: Option<&str>, settings: Option<&str>) -> Running {
     let dir = tempfile::tempdir().unwrap();
     let (vault, _) = Vault::init(&dir.path().join("vault"), &Author::new("test", "init")).unwrap();
+    if let Some(settings) = settings {
+        vault
+            .write("knower.toml", settings, &Author::new("test", "settings"))
+            .unwrap();
+    }
     vault
         .write(
             "projects/garden/notes.md",
@@ -947,10 +958,16 @@ fn a_chat_reply_streams_as_server_sent_events_and_artifacts_can_be_corrected() {
 
 #[test]
 fn the_garden_is_listed_run_and_decided_over_http() {
-    use knower_garden::scripted::{Answer, ScriptedWeb, TOKIO_FEED};
-    let server = serve(None);
+    use knower_garden::scripted::{ScriptedWeb, tokio_site};
     let web = ScriptedWeb::start();
-    web.page("/feed.xml", Answer::rss(TOKIO_FEED));
+    tokio_site(&web);
+    let server = serve_with(
+        None,
+        Some(&format!(
+            "[garden]\nallow_private_hosts = [\"{}\"]\n",
+            web.base_url().trim_start_matches("http://")
+        )),
+    );
     let (status, empty) = server.get("/api/garden");
     assert_eq!(status, 200, "{empty}");
     assert_eq!(empty["topics"], json!([]));
@@ -999,9 +1016,12 @@ fn the_garden_is_listed_run_and_decided_over_http() {
     let mut events = server.sse(None);
     let (status, run) = server.post("/api/garden/run", json!({}));
     assert_eq!(status, 200, "{run}");
+    // The feed is read for its links; the two releases it links to are
+    // the pages read.
+    assert_eq!(run["cycle"]["feeds"].as_array().unwrap().len(), 1, "{run}");
     assert_eq!(
         run["cycle"]["fetches"].as_array().unwrap().len(),
-        1,
+        2,
         "{run}"
     );
     wait_event(&mut events, "garden_progress", "fetched");

@@ -245,11 +245,11 @@ fn print_plan(plan: &Plan) -> Outcome {
             println!("  would search {q:?}");
         }
         for f in &work.feeds {
-            println!("  would fetch the feed {f}");
+            println!("  would read the feed {f} for its links");
         }
         if work.result_fetches > 0 {
             println!(
-                "  would fetch up to {} of the best results",
+                "  would fetch up to {} of the newest pages found",
                 work.result_fetches
             );
         }
@@ -275,6 +275,15 @@ fn print_progress(p: &Progress) {
         } => match error {
             Some(e) => eprintln!("{topic}: search {query:?} failed: {e}"),
             None => eprintln!("{topic}: searched {query:?}: {hits} result(s)"),
+        },
+        Progress::FeedRead {
+            topic,
+            url,
+            entries,
+            error,
+        } => match error {
+            Some(e) => eprintln!("{topic}: could not read the feed {url}: {e}"),
+            None => eprintln!("{topic}: read the feed {url}: {entries} link(s)"),
         },
         Progress::Fetched { topic, url, error } => match error {
             Some(e) => eprintln!("{topic}: could not read {url}: {e}"),

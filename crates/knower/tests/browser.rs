@@ -1106,6 +1106,7 @@ fn garden_fixture() -> (tempfile::TempDir, knower_garden::scripted::ScriptedWeb)
         title: format!("Tokio {path}"),
         url: path.into(),
         snippet: "Tokio".into(),
+        ..Listed::default()
     };
     web.results("tokio release", vec![listed("/a")]);
     web.results("tokio versions", vec![listed("/b"), listed("/c")]);

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 mod support;
 use support::{knower, knower_command, knower_fails, knower_json};
 
-use knower_garden::scripted::{Answer, BRAVE_PATH, Listed, ScriptedWeb, TOKIO_FEED, article};
+use knower_garden::scripted::{Answer, BRAVE_PATH, Listed, ScriptedWeb, article, tokio_site};
 use serde_json::Value;
 
 /// Three topics with more to search and read than one cycle may: each
@@ -59,6 +59,7 @@ fn busy_web() -> ScriptedWeb {
                 title: format!("{topic} news {k}"),
                 url: path,
                 snippet: fact.to_string(),
+                ..Listed::default()
             });
         }
         web.results(&format!("{topic} release"), listed.clone());
@@ -309,10 +310,18 @@ fn a_cycle_killed_mid_fetch_resumes_without_passing_its_bounds() {
 #[test]
 fn serve_runs_the_cycle_when_due_and_a_restart_does_not_repeat_it() {
     let web = ScriptedWeb::start();
-    web.page("/feed.xml", Answer::rss(TOKIO_FEED));
+    tokio_site(&web);
     let dir = tempfile::tempdir().unwrap();
     let v = dir.path();
     knower(v, &["init"], "");
+    std::fs::write(
+        v.join("knower.toml"),
+        format!(
+            "[garden]\nallow_private_hosts = [\"{}\"]\n",
+            web.base_url().trim_start_matches("http://")
+        ),
+    )
+    .unwrap();
     knower(
         v,
         &["garden", "add", "Tokio", "--feed", &web.url("/feed.xml")],

@@ -30,8 +30,19 @@ pub struct Fixture {
 
 impl Fixture {
     pub fn new() -> Fixture {
+        Fixture::with_settings(None)
+    }
+
+    /// A fixture whose vault's `knower.toml` is `settings`, written before
+    /// the service reads it.
+    pub fn with_settings(settings: Option<&str>) -> Fixture {
         let dir = tempfile::tempdir().unwrap();
         let (vault, _) = Vault::init(dir.path(), &Author::new("test", "init")).unwrap();
+        if let Some(settings) = settings {
+            vault
+                .write("knower.toml", settings, &Author::new("test", "settings"))
+                .unwrap();
+        }
         let vault = Arc::new(vault);
         let index = Index::open(vault.clone()).unwrap();
         index.catch_up(&mut |_, _| {}).unwrap();
@@ -83,7 +94,11 @@ impl Fixture {
 
 /// A fixture and a client connected to it.
 pub async fn session() -> (Fixture, Client) {
-    let fx = Fixture::new();
+    session_with(None).await
+}
+
+pub async fn session_with(settings: Option<&str>) -> (Fixture, Client) {
+    let fx = Fixture::with_settings(settings);
     let client = Watching::default()
         .serve(fx.transport())
         .await
