@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::GardenError;
 use crate::model::{Status, Topic};
-use crate::review::{self, InboxReport, Item, Review};
+use crate::review::{self, InboxReport, Review};
 use crate::settings::{Provider, Settings};
 use crate::store::{self, APPROVALS, REJECTIONS};
 use crate::web::Web;
@@ -86,6 +86,9 @@ pub struct Listing {
     /// A cycle that was interrupted and will be resumed.
     pub interrupted: Option<String>,
     pub search: String,
+    /// What failed in the last cycle (a search provider's answer, a feed,
+    /// a page), so a broken provider is seen where topics are listed.
+    pub last_errors: Vec<String>,
 }
 
 impl Garden {
@@ -251,6 +254,7 @@ impl Garden {
             next_wake: state.next_wake.clone(),
             interrupted: state.current.as_ref().map(|c| c.id.clone()),
             search: self.search_label(),
+            last_errors: state.last.map(|c| c.errors).unwrap_or_default(),
         })
     }
 
@@ -304,18 +308,15 @@ impl Garden {
     /// `approve` and `reject`). The inbox is processed first, so a decision
     /// written in its files shows at once.
     pub fn review(&self) -> Result<Review, GardenError> {
-        let review = self.waiting()?;
-        review::save_numbers(&self.vault, &review.items)?;
-        Ok(review)
+        self.waiting()
     }
 
-    /// The review without keeping its numbers: for surfaces that decide by
-    /// fact id (the web UI, MCP), so that they do not renumber what a
-    /// person at the command line last saw.
+    /// The review, numbered as every surface numbers it ([`review::number`]).
     pub fn waiting(&self) -> Result<Review, GardenError> {
         self.process_inbox()?;
         let (topics, _) = store::topics(&self.vault);
-        let items = review::review(&topics, &store::sources(&self.vault));
+        let mut items = review::review(&topics, &store::sources(&self.vault));
+        review::number(&self.vault, &mut items)?;
         let pending = review::read_decisions(&self.vault, APPROVALS)?
             .into_iter()
             .chain(review::read_decisions(&self.vault, REJECTIONS)?)
@@ -328,15 +329,10 @@ impl Garden {
         })
     }
 
-    fn current_items(&self) -> Vec<Item> {
-        let (topics, _) = store::topics(&self.vault);
-        review::review(&topics, &store::sources(&self.vault))
-    }
-
     /// Approves facts by review number or id: written to
     /// `garden/inbox/approvals.json`, then the inbox is processed.
     pub fn approve(&self, refs: &[String]) -> Result<InboxReport, GardenError> {
-        let ids = review::resolve(&self.vault, refs, &self.current_items())?;
+        let ids = review::resolve(&self.vault, refs)?;
         review::add_decisions(&self.vault, APPROVALS, &ids, None, &self.now_text())?;
         self.process_inbox()
     }
@@ -350,7 +346,7 @@ impl Garden {
                 "a rejection needs its reason: why the fact is wrong, kept with it".into(),
             ));
         }
-        let ids = review::resolve(&self.vault, refs, &self.current_items())?;
+        let ids = review::resolve(&self.vault, refs)?;
         review::add_decisions(
             &self.vault,
             REJECTIONS,

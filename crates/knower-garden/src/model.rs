@@ -383,7 +383,7 @@ pub fn normalize(text: &str) -> String {
 /// One bounded line: it goes into a bullet or a heading (without
 /// backticks, which delimit a fact's id).
 pub fn one_line(text: &str) -> String {
-    knower_agents::text::bounded_line(&text.replace('`', "'"), 400)
+    knower_agents::text::bounded_line(&crate::readable::clean(text).replace('`', "'"), 400)
 }
 
 #[cfg(test)]

@@ -67,8 +67,8 @@ pub fn prepare(
     }
 
     // The digest: what waits, as numbered for approve / reject.
-    let items = review::review(&topics, &sources);
-    review::save_numbers(vault, &items)?;
+    let mut items = review::review(&topics, &sources);
+    review::number(vault, &mut items)?;
     vault.write(DIGEST, &digest(&items, &cycle.id), &author)?;
     written.push(DIGEST.to_string());
 

@@ -70,8 +70,11 @@ fn hidden_markup(html: &str) -> (String, Vec<Flagged>) {
         }
     };
     for node in document.root().descendants() {
-        if node.is_comment() {
-            let text = node.text();
+        let comment = node.query(|n| match &n.data {
+            dom_query::NodeData::Comment { contents } => Some(contents.to_string()),
+            _ => None,
+        });
+        if let Some(Some(text)) = comment {
             keep("in a comment of the markup", &text);
             node.remove_from_parent();
         }

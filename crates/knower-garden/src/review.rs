@@ -23,7 +23,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use knower_vault::Vault;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::GardenError;
 use crate::extract::content_words;
@@ -479,7 +479,23 @@ pub fn review(topics: &[Topic], sources: &HashMap<String, Source>) -> Vec<Item> 
     let mut items = Vec::new();
     let mut ordered: Vec<&Topic> = topics.iter().collect();
     ordered.sort_by(|a, b| b.priority.cmp(&a.priority).then(a.slug.cmp(&b.slug)));
-    let source_of = |f: &Fact| f.source.as_ref().and_then(|s| sources.get(s)).cloned();
+    // Notes are hand-editable: what a terminal or a page would run is
+    // taken out of what is shown.
+    let shown = |text: &str| crate::readable::clean(text);
+    let shown_fact = |f: &Fact| Fact {
+        statement: shown(&f.statement),
+        ..f.clone()
+    };
+    let source_of = |f: &Fact| {
+        f.source
+            .as_ref()
+            .and_then(|s| sources.get(s))
+            .map(|s| Source {
+                title: shown(&s.title),
+                url: shown(&s.url),
+                ..s.clone()
+            })
+    };
     for status in [Status::Disputed, Status::Candidate] {
         for topic in &ordered {
             let mut facts: Vec<&Fact> = topic.facts.iter().filter(|f| f.status == status).collect();
@@ -489,13 +505,13 @@ pub fn review(topics: &[Topic], sources: &HashMap<String, Source>) -> Vec<Item> 
                     .contradicts
                     .iter()
                     .filter_map(|id| topic.fact(id))
-                    .map(|other| (other.clone(), source_of(other)))
+                    .map(|other| (shown_fact(other), source_of(other)))
                     .collect();
                 items.push(Item {
                     number: items.len() + 1,
                     topic: topic.slug.clone(),
-                    topic_name: topic.name.clone(),
-                    fact: fact.clone(),
+                    topic_name: shown(&topic.name),
+                    fact: shown_fact(fact),
                     source: source_of(fact),
                     contradicts,
                 });
@@ -514,28 +530,70 @@ pub fn numbers_path(vault: &Vault) -> std::path::PathBuf {
         .join("review.json")
 }
 
-pub fn save_numbers(vault: &Vault, items: &[Item]) -> Result<(), GardenError> {
-    let map: BTreeMap<usize, &str> = items
-        .iter()
-        .map(|i| (i.number, i.fact.id.as_str()))
+/// The numbers shown, kept in `.knower/garden/review.json`.
+#[derive(Default, Serialize, Deserialize)]
+struct Numbers {
+    /// The number the next new item gets.
+    next: usize,
+    /// Numbers of the items waiting, to their fact ids.
+    ids: BTreeMap<usize, String>,
+}
+
+fn load_numbers(vault: &Vault) -> Numbers {
+    let Ok(bytes) = std::fs::read(numbers_path(vault)) else {
+        return Numbers::default();
+    };
+    if let Ok(numbers) = serde_json::from_slice::<Numbers>(&bytes) {
+        return numbers;
+    }
+    // The earlier form: the plain map of the last listing.
+    let ids: BTreeMap<usize, String> = serde_json::from_slice::<BTreeMap<String, String>>(&bytes)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|(n, id)| Some((n.parse().ok()?, id)))
         .collect();
+    Numbers {
+        next: ids.keys().max().map_or(1, |n| n + 1),
+        ids,
+    }
+}
+
+/// Numbers that do not move under the person: an item keeps the number it
+/// was first shown with for as long as it waits, whichever surface or
+/// cycle lists it; a new item takes the next number; a number is not
+/// given again until nothing waits. So `approve 2` typed from any listing
+/// means the fact that listing showed as 2, or is refused once it is
+/// decided.
+pub fn number(vault: &Vault, items: &mut [Item]) -> Result<(), GardenError> {
+    let saved = load_numbers(vault);
+    let mut numbers = Numbers::default();
+    if !items.is_empty() {
+        let by_id: HashMap<&str, usize> =
+            saved.ids.iter().map(|(n, id)| (id.as_str(), *n)).collect();
+        let mut next = saved.next.max(saved.ids.keys().max().map_or(1, |n| n + 1));
+        for item in items.iter_mut() {
+            item.number = match by_id.get(item.fact.id.as_str()) {
+                Some(&n) => n,
+                None => {
+                    next += 1;
+                    next - 1
+                }
+            };
+            numbers.ids.insert(item.number, item.fact.id.clone());
+        }
+        numbers.next = next;
+    }
     let path = numbers_path(vault);
     std::fs::create_dir_all(path.parent().expect("a parent"))
         .map_err(|e| GardenError::Io(e.to_string()))?;
-    knower_vault::write_atomic(&path, json!(map).to_string().as_bytes())
-        .map_err(|e| GardenError::Io(e.to_string()))
+    let bytes = serde_json::to_vec(&numbers).expect("numbers serialise");
+    knower_vault::write_atomic(&path, &bytes).map_err(|e| GardenError::Io(e.to_string()))
 }
 
-/// Fact ids for what the person typed: ids as they are, numbers through
-/// the review they last saw.
-pub fn resolve(
-    vault: &Vault,
-    refs: &[String],
-    current: &[Item],
-) -> Result<Vec<String>, GardenError> {
-    let saved: Option<HashMap<String, String>> = std::fs::read(numbers_path(vault))
-        .ok()
-        .and_then(|bytes| serde_json::from_slice(&bytes).ok());
+/// Fact ids for what the person typed: ids as they are, numbers as the
+/// review shows them.
+pub fn resolve(vault: &Vault, refs: &[String]) -> Result<Vec<String>, GardenError> {
+    let saved = load_numbers(vault);
     let mut ids = Vec::new();
     for reference in refs {
         let reference = reference.trim().trim_start_matches('#');
@@ -548,16 +606,9 @@ pub fn resolve(
                 "{reference:?} is neither a review number nor a fact id (g and 8 hex digits)"
             ))
         })?;
-        let id = match &saved {
-            Some(map) => map.get(&number.to_string()).cloned(),
-            None => current
-                .iter()
-                .find(|i| i.number == number)
-                .map(|i| i.fact.id.clone()),
-        };
-        ids.push(id.ok_or_else(|| {
+        ids.push(saved.ids.get(&number).cloned().ok_or_else(|| {
             GardenError::Invalid(format!(
-                "there is no item {number} in the last review (see `knower garden review`)"
+                "nothing waits as number {number} (decided already, or never shown; see `knower garden review`)"
             ))
         })?);
     }

@@ -48,7 +48,7 @@ export function gardenView(app) {
     const approve = h('button', {
       type: 'button', class: 'button primary', 'data-action': 'approve',
       onclick: () => decide('approve', [item.fact.id], null, row),
-    }, item.fact.status === 'disputed' ? 'Approve (replaces the other)' : 'Approve');
+    }, item.fact.status === 'disputed' ? replacesLabel(item) : 'Approve');
     const askReason = () => {
       const input = h('input', { type: 'text', class: 'reason', placeholder: 'Why? (kept with the fact)', 'aria-label': 'Reason for rejecting', required: true });
       const confirm = h('button', { type: 'button', class: 'button danger', 'data-action': 'reject-confirm' }, 'Reject');
@@ -85,6 +85,7 @@ export function gardenView(app) {
           t.cooling_until ? [' · resting until ', when(t.cooling_until)] : null))))
       : h('p', { class: 'muted' }, 'No topics yet. Add one below: what you want kept fresh, with searches or feeds to read.'),
     (overview.unreadable ?? []).map((bad) => h('p', { class: 'error-text' }, `${bad.path}: ${bad.error} (left untouched)`)),
+    (overview.last_errors ?? []).map((error) => h('p', { class: 'error-text garden-error' }, `Last cycle: ${error}`)),
     addForm());
 
   function addForm() {
@@ -233,7 +234,8 @@ export function gardenView(app) {
       if (name === 'garden_progress') {
         const line = describe(data);
         if (line) progress.append(h('li', {}, line));
-      } else if (name === 'garden_error') {
+      } else if (name === 'garden_error' && !data.topic) {
+        // A topic's failed search, feed or page is already a progress line.
         progress.append(h('li', { class: 'error-text' }, data.error));
       } else if (name === 'garden_cycle' && !running) {
         view.load().catch((error) => app.fail(error));
@@ -256,11 +258,24 @@ export function gardenView(app) {
   return view;
 }
 
+/// "Approve (replaces …)" naming the facts approving archives, however
+/// many the disputed fact contradicts.
+function replacesLabel(item) {
+  const others = (item.contradicts ?? []).map(([fact]) => fact);
+  if (!others.length) return 'Approve';
+  const short = (text) => (text.length > 48 ? `${text.slice(0, 47)}…` : text);
+  const named = others.length === 1
+    ? `“${short(others[0].statement)}”`
+    : `${others.length} facts: ${others.map((f) => `“${short(f.statement)}”`).join(', ')}`;
+  return `Approve (replaces ${named})`;
+}
+
 /// A `garden_progress` event as a line for people.
 function describe(p) {
   switch (p.kind) {
     case 'searched': return p.error ? `${p.topic}: the search “${p.query}” failed: ${p.error}` : `${p.topic}: searched “${p.query}” (${p.hits} results)`;
     case 'fetched': return p.error ? `${p.topic}: could not read ${p.url}: ${p.error}` : `${p.topic}: read ${p.url}`;
+    case 'feed_read': return p.error ? `${p.topic}: could not read the feed ${p.url}: ${p.error}` : `${p.topic}: read the feed ${p.url} (${p.entries} links)`;
     case 'candidates': return `${p.topic}: ${p.added.length} new candidate(s), ${p.disputed.length} contradicting`;
     default: return null;
   }

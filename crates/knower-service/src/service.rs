@@ -454,6 +454,31 @@ fn run_garden(
                 json!({"topic": topic, "added": added, "disputed": disputed}),
             );
         }
+        // A provider, feed or page that failed is said at once, not only
+        // in the cycle's report.
+        let failed = match &p {
+            Progress::Searched {
+                topic,
+                query,
+                error: Some(error),
+                ..
+            } => Some(json!({"topic": topic, "search": query, "error": error})),
+            Progress::FeedRead {
+                topic,
+                url,
+                error: Some(error),
+                ..
+            }
+            | Progress::Fetched {
+                topic,
+                url,
+                error: Some(error),
+            } => Some(json!({"topic": topic, "url": url, "error": error})),
+            _ => None,
+        };
+        if let Some(failed) = failed {
+            events.emit("garden_error", failed);
+        }
         events.emit("garden_progress", &p);
         progress(&p);
     })?;

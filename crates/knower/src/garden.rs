@@ -52,6 +52,9 @@ pub fn garden(ctx: &Context, action: GardenAction) -> Outcome {
                 eprintln!("warning: {}: {}; left untouched", bad.path, bad.error);
             }
             println!("search: {}", listing.search);
+            for error in &listing.last_errors {
+                println!("last cycle: {error}");
+            }
             match (&listing.interrupted, &listing.next_wake) {
                 (Some(id), _) => {
                     println!("the cycle of {id} was interrupted; it resumes with the next run")
