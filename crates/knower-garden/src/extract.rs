@@ -362,7 +362,15 @@ pub fn offline(topic: &Topic, title: &str, text: &str, credibility: f64) -> Vec<
         );
     }
     for (version, product, date, weight) in releases {
-        let when = date.map(|d| format!(" on {d}")).unwrap_or_default();
+        // "on" a day, "in" a month.
+        let when = date
+            .map(|d| {
+                let day = claims::dates_in(&d)
+                    .first()
+                    .is_some_and(|x| x.value.len() == 10);
+                format!(" {} {d}", if day { "on" } else { "in" })
+            })
+            .unwrap_or_default();
         push(
             &mut scored,
             weight,

@@ -1196,7 +1196,17 @@ fn the_garden_view_shows_a_contradiction_side_by_side_and_decides() {
         );
         b.screenshot("10-garden").await;
 
-        // Approving the newer fact replaces the one it contradicts.
+        // Approving the newer fact replaces the one it contradicts, and
+        // the button says which.
+        let label = b
+            .eval("document.querySelector('.garden-item.contradiction [data-action=approve]').innerText")
+            .await;
+        assert!(
+            label
+                .as_str()
+                .is_some_and(|l| l.starts_with("Approve (replaces “Tokio 1.40 was released in")),
+            "{label}"
+        );
         b.click(".garden-item.contradiction [data-action=approve]")
             .await;
         b.until(

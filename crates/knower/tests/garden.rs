@@ -200,7 +200,7 @@ fn a_person_adds_topics_runs_a_cycle_within_its_bounds_and_reviews() {
         "{rejected}"
     );
     let refused = knower_fails(v, &["garden", "approve", "99"]);
-    assert!(refused.contains("no item 99"), "{refused}");
+    assert!(refused.contains("nothing waits as number 99"), "{refused}");
 
     let stats = garden_json(v, &["stats"]);
     assert_eq!(stats["accuracy"]["approved"], 1, "{stats}");
