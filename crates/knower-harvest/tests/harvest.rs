@@ -745,3 +745,50 @@ fn many_items_keep_the_digest_within_4_kb_with_a_visible_cut() {
     );
     let _ = Class::Empty;
 }
+
+/// A session as newer Claude Code versions write it: it opens with a
+/// `permission-mode` record, carries `file-history-snapshot`, `progress`,
+/// `attachment`, `last-prompt`, `ai-title` and `custom-title` records, a
+/// meta turn, and types no version wrote yet. Read, not refused; named by
+/// the title the person gave, else Claude Code's.
+#[test]
+fn a_session_in_todays_format_is_read_whatever_record_opens_it() {
+    let session = r#"{"type":"permission-mode","permissionMode":"default","sessionId":"8b1e"}
+{"type":"file-history-snapshot","messageId":"m1","snapshot":{"messageId":"m1","trackedFileBackups":{},"timestamp":"2026-11-30T09:00:00.000Z"},"isSnapshotUpdate":false}
+{"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"/home/ana/src/crumb","sessionId":"8b1e","version":"2.1.3","type":"user","message":{"role":"user","content":"<command-name>/clear</command-name>"},"isMeta":true,"uuid":"u0","timestamp":"2026-11-30T09:00:01.000Z"}
+{"parentUuid":"u0","isSidechain":false,"cwd":"/home/ana/src/crumb","sessionId":"8b1e","type":"user","message":{"role":"user","content":"Why does the alarm fire late on Android 14?"},"uuid":"u1","timestamp":"2026-11-30T09:00:02.000Z"}
+{"type":"progress","data":{"type":"hook_progress"},"sessionId":"8b1e","uuid":"p1","timestamp":"2026-11-30T09:00:03.000Z"}
+{"parentUuid":"u1","isSidechain":false,"sessionId":"8b1e","type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"Doze defers inexact alarms; setExactAndAllowWhileIdle needs the SCHEDULE_EXACT_ALARM permission."}]},"uuid":"a1","timestamp":"2026-11-30T09:00:04.000Z"}
+{"type":"attachment","attachment":{"type":"todo_reminder"},"sessionId":"8b1e","uuid":"t1","timestamp":"2026-11-30T09:00:05.000Z"}
+{"type":"last-prompt","leafUuid":"a1","sessionId":"8b1e"}
+{"type":"ai-title","aiTitle":"Late alarms on Android 14","sessionId":"8b1e"}
+{"type":"some-type-of-2027","whatever":true,"sessionId":"8b1e"}
+"#;
+    let read = formats::read(Path::new("/x/8b1e.jsonl"), session.as_bytes()).unwrap();
+    let c = &read.conversations[0];
+    assert_eq!(c.format, Format::ClaudeCode);
+    assert_eq!(
+        c.name, "Late alarms on Android 14",
+        "Claude Code's own title names it"
+    );
+    assert_eq!(c.date.as_deref(), Some("2026-11-30"));
+    let text = c.text();
+    assert!(
+        text.contains("User: Why does the alarm fire late on Android 14?"),
+        "{text}"
+    );
+    assert!(text.contains("SCHEDULE_EXACT_ALARM"), "{text}");
+    assert!(
+        !text.contains("command-name"),
+        "a meta turn is no conversation: {text}"
+    );
+
+    let renamed = format!(
+        "{session}{{\"type\":\"custom-title\",\"customTitle\":\"Crumb alarms\",\"sessionId\":\"8b1e\"}}\n"
+    );
+    let read = formats::read(Path::new("/x/8b1e.jsonl"), renamed.as_bytes()).unwrap();
+    assert_eq!(
+        read.conversations[0].name, "Crumb alarms",
+        "the person's title first"
+    );
+}

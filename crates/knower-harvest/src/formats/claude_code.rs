@@ -14,24 +14,28 @@ use serde_json::Value;
 use super::{Read, day_of, headline, stem};
 use crate::conversation::{Conversation, Format, Ran, Turn};
 
+/// Whether a record is one of a Claude Code session's. Sessions open with
+/// whatever record the version writing them puts first (`permission-mode`,
+/// `progress`, `file-history-snapshot`, `summary`…) and add types over
+/// time, so a session is known by any record of it: a turn (`user` or
+/// `assistant` with a `message`), or a typed record carrying the
+/// session's `sessionId`, or one of the types it has long written.
 pub fn is_record(record: &Value) -> bool {
-    matches!(
-        record.get("type").and_then(Value::as_str),
-        Some(
-            "user"
-                | "assistant"
-                | "summary"
-                | "system"
-                | "queue-operation"
-                | "file-history-snapshot"
-        )
-    )
+    let kind = record.get("type").and_then(Value::as_str);
+    match kind {
+        Some("user" | "assistant") => record.get("message").is_some(),
+        Some("summary" | "system" | "queue-operation" | "file-history-snapshot") => true,
+        Some(_) => record.get("sessionId").and_then(Value::as_str).is_some(),
+        None => false,
+    }
 }
 
 pub fn read(path: &Path, text: &str) -> Read {
     let mut read = Read::default();
     let mut turns: Vec<Turn> = Vec::new();
     let mut summary = None;
+    let mut custom_title = None;
+    let mut ai_title = None;
     let mut first_time = None;
     // tool_use id → the turn of the command it ran.
     let mut pending: HashMap<String, usize> = HashMap::new();
@@ -51,12 +55,21 @@ pub fn read(path: &Path, text: &str) -> Read {
             }
         };
         let kind = record.get("type").and_then(Value::as_str).unwrap_or("");
-        if kind == "summary" {
-            summary = record
-                .get("summary")
+        let text_of = |key: &str| {
+            record
+                .get(key)
                 .and_then(Value::as_str)
-                .map(str::to_string);
-            continue;
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .map(str::to_string)
+        };
+        // The session's names, the last of each kind winning: the title
+        // the person gave, the one Claude Code made, a summary.
+        match kind {
+            "summary" => summary = text_of("summary").or(summary),
+            "custom-title" => custom_title = text_of("customTitle").or(custom_title),
+            "ai-title" => ai_title = text_of("aiTitle").or_else(|| text_of("title")).or(ai_title),
+            _ => {}
         }
         if kind != "user" && kind != "assistant" {
             continue;
@@ -169,7 +182,10 @@ pub fn read(path: &Path, text: &str) -> Read {
     if turns.is_empty() {
         return read;
     }
-    let name = summary
+    let name = custom_title
+        .or(ai_title)
+        .or(summary)
+        .map(|n| headline(&n, 80))
         .or_else(|| {
             turns
                 .iter()

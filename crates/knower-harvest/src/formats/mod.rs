@@ -145,7 +145,16 @@ fn read_jsonl(path: &Path, text: &str) -> Result<Read, FormatError> {
             detail: "no line of it is a JSON object".into(),
         }),
         Some(record) if knower_chat::is_record(&record) => Ok(knower_chat::read(path, text)),
-        Some(record) if claude_code::is_record(&record) => Ok(claude_code::read(path, text)),
+        // A Claude Code session is known by any of its records, not only
+        // by its first.
+        Some(_)
+            if text
+                .lines()
+                .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+                .any(|record| claude_code::is_record(&record)) =>
+        {
+            Ok(claude_code::read(path, text))
+        }
         Some(_) => Err(FormatError::Unknown {
             path: path.display().to_string(),
             detail: "JSON lines, but neither a Claude Code transcript (records with `type` and \
