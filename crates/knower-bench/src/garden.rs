@@ -228,21 +228,7 @@ fn measure(fixture: &FixtureSet, engine: Engine, max_cycles: usize) -> Result<Me
         timeout_secs: 5,
         ..Settings::default()
     };
-    let brave = Provider::Brave {
-        url: web.url(BRAVE_PATH),
-        key: "bench".into(),
-    };
-    let start: jiff::Timestamp = "2026-11-02T08:00:00Z".parse().unwrap();
-    let at = |day: i64| {
-        Garden::with(
-            vault.clone(),
-            None,
-            llm.clone(),
-            settings.clone(),
-            Ok(brave.clone()),
-        )
-        .at(start + jiff::SignedDuration::from_hours(24 * day + 1))
-    };
+    let at = days_on(&vault, &llm, &web, settings, "2026-11-02T08:00:00Z");
     for topic in &fixture.topics {
         at(0)
             .add_topic(NewTopic {
@@ -331,6 +317,33 @@ fn measure(fixture: &FixtureSet, engine: Engine, max_cycles: usize) -> Result<Me
         contradictions_found,
         cycle_median: quantile(&mut times, 0.5),
     })
+}
+
+/// The gardener of `vault` on a scripted web (its Brave endpoint), `day`
+/// days after `start`: cycles a day apart, so cooling passes.
+pub(crate) fn days_on(
+    vault: &Arc<Vault>,
+    llm: &Option<Arc<Llm>>,
+    web: &ScriptedWeb,
+    settings: Settings,
+    start: &str,
+) -> impl Fn(i64) -> Garden {
+    let brave = Provider::Brave {
+        url: web.url(BRAVE_PATH),
+        key: "bench".into(),
+    };
+    let start: jiff::Timestamp = start.parse().expect("a timestamp");
+    let (vault, llm) = (vault.clone(), llm.clone());
+    move |day: i64| {
+        Garden::with(
+            vault.clone(),
+            None,
+            llm.clone(),
+            settings.clone(),
+            Ok(brave.clone()),
+        )
+        .at(start + jiff::SignedDuration::from_hours(24 * day + 1))
+    }
 }
 
 /// Content words, lower-cased.

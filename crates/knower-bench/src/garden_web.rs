@@ -22,8 +22,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use knower_garden::claims;
-use knower_garden::scripted::{Answer, BRAVE_PATH, Listed, ScriptedWeb};
-use knower_garden::{Garden, NewTopic, Provider, RunOptions, Settings, Status, Topic};
+use knower_garden::scripted::{Answer, Listed, ScriptedWeb};
+use knower_garden::{NewTopic, RunOptions, Settings, Status, Topic};
 use knower_llm::scripted::{ScriptedServer, Step, openai};
 use knower_llm::{Llm, LlmConfig, Protocol};
 use knower_vault::{Author, Vault};
@@ -244,21 +244,7 @@ pub fn measure(dir: &Path, engine: Engine, cycles: usize) -> Result<Figures, Str
         allow_private_hosts: vec![host],
         ..Settings::default()
     };
-    let brave = Provider::Brave {
-        url: served.url(BRAVE_PATH),
-        key: "bench".into(),
-    };
-    let start: jiff::Timestamp = "2026-12-01T08:00:00Z".parse().unwrap();
-    let at = |day: i64| {
-        Garden::with(
-            vault.clone(),
-            None,
-            llm.clone(),
-            settings.clone(),
-            Ok(brave.clone()),
-        )
-        .at(start + jiff::SignedDuration::from_hours(24 * day + 1))
-    };
+    let at = crate::garden::days_on(&vault, &llm, &served, settings, "2026-12-01T08:00:00Z");
     for topic in &web.topics {
         at(0)
             .add_topic(NewTopic {

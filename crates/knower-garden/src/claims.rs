@@ -16,7 +16,7 @@ pub struct Date {
     pub value: String,
 }
 
-const MONTHS: [&str; 12] = [
+pub(crate) const MONTHS: [&str; 12] = [
     "january",
     "february",
     "march",

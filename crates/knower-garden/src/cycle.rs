@@ -235,6 +235,8 @@ pub struct Unread {
 pub struct Fetched {
     pub topic: String,
     pub url: String,
+    /// Kept for cycles recorded before feeds were read for links (then a
+    /// feed was fetched as a page); always `false` now.
     pub feed: bool,
     /// The source note written (its slug).
     pub source: Option<String>,

@@ -38,7 +38,7 @@ use knower_llm::Llm;
 use knower_llm::chat::{ChatMessage, ChatRequest};
 use serde::Deserialize;
 
-use crate::claims::{self, Claim};
+use crate::claims::{self, Claim, MONTHS};
 use crate::injection;
 use crate::model::{Credibility, Fact, Topic};
 use crate::units::{self, Release, UnitKind};
@@ -80,21 +80,6 @@ fn numbers(text: &str) -> HashSet<String> {
         .filter(|w| w.chars().any(|c| c.is_ascii_digit()))
         .collect()
 }
-
-const MONTHS: [&str; 12] = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-];
 
 fn tokens(text: &str) -> impl Iterator<Item = String> + '_ {
     text.split(|c: char| !c.is_alphanumeric() && c != '.')
