@@ -130,3 +130,23 @@ impl Settings {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allowed_private_hosts_are_read_and_a_bad_one_is_a_sentence() {
+        let s = Settings::parse("[garden]\nallow_private_hosts = [\"127.0.0.1:8765\"]\n").unwrap();
+        let url = reqwest::Url::parse("http://127.0.0.1:8765/feed.xml").unwrap();
+        assert!(s.reach().unwrap().check(&url).is_ok());
+        let said =
+            Settings::parse("[garden]\nallow_private_hosts = [\"127.0.0.1\"]\n").unwrap_err();
+        assert!(said.contains("HOST:PORT"), "{said}");
+        // The SearxNG the user configured is reachable where it runs.
+        let s =
+            Settings::parse("[garden]\nsearxng_url = \"http://127.0.0.1:8888/search\"\n").unwrap();
+        let url = reqwest::Url::parse("http://127.0.0.1:8888/search?q=x").unwrap();
+        assert!(s.reach().unwrap().check(&url).is_ok());
+    }
+}
