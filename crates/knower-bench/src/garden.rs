@@ -346,6 +346,23 @@ pub(crate) fn days_on(
     }
 }
 
+/// The last message of a chat request the scripted model is sent.
+pub(crate) fn last_message(request: &knower_llm::scripted::Recorded) -> String {
+    request.body["messages"]
+        .as_array()
+        .and_then(|m| m.last())
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// A contradiction judgement's request (the gardener's own wording): the
+/// new statement, and the known facts as `- id: statement` lines.
+pub(crate) fn judgement(asked: &str) -> Option<(&str, &str)> {
+    let rest = asked.strip_prefix("New statement: ")?;
+    Some(rest.split_once("\n\nKnown facts:\n").unwrap_or((rest, "")))
+}
+
 /// Content words, lower-cased.
 fn words(text: &str) -> HashSet<String> {
     text.split(|c: char| !c.is_alphanumeric() && c != '.')
@@ -397,14 +414,8 @@ fn scripted_model(planted: Vec<String>, pairs: Vec<(String, String)>) -> Scripte
             .join(" ")
     };
     ScriptedServer::answering(Protocol::OpenAiChat, move |request| {
-        let asked = request.body["messages"]
-            .as_array()
-            .and_then(|m| m.last())
-            .and_then(|m| m["content"].as_str())
-            .unwrap_or_default()
-            .to_string();
-        let answer = if let Some(rest) = asked.strip_prefix("New statement: ") {
-            let (statement, known) = rest.split_once("\n\nKnown facts:\n").unwrap_or((rest, ""));
+        let asked = last_message(request);
+        let answer = if let Some((statement, known)) = judgement(&asked) {
             let contradicted: Vec<&str> = known
                 .lines()
                 .filter_map(|line| line.strip_prefix("- ")?.split_once(": "))

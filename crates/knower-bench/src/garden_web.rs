@@ -378,14 +378,8 @@ fn true_to_a_release(releases: &[ReleaseText], topic: &str, statement: &str) -> 
 /// would; it judges a contradiction by the offline rule.
 fn scripted_model() -> ScriptedServer {
     ScriptedServer::answering(Protocol::OpenAiChat, move |request| {
-        let asked = request.body["messages"]
-            .as_array()
-            .and_then(|m| m.last())
-            .and_then(|m| m["content"].as_str())
-            .unwrap_or_default()
-            .to_string();
-        let answer = if let Some(rest) = asked.strip_prefix("New statement: ") {
-            let (statement, known) = rest.split_once("\n\nKnown facts:\n").unwrap_or((rest, ""));
+        let asked = crate::garden::last_message(request);
+        let answer = if let Some((statement, known)) = crate::garden::judgement(&asked) {
             let mut topic = Topic::new("scripted", 3, 7);
             for line in known.lines() {
                 if let Some((id, fact)) = line.strip_prefix("- ").and_then(|l| l.split_once(": ")) {

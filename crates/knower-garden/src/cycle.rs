@@ -933,7 +933,6 @@ impl Garden {
             .llm
             .as_ref()
             .map(|_| knower_agents::prompt(&self.vault, PROMPT, BUILT_IN_PROMPT).text);
-        let sources = store::sources(&self.vault);
         let fetched_now = cycle
             .fetches
             .iter()
@@ -952,13 +951,10 @@ impl Garden {
             }
         }
         for page in &pages {
-            let Some(text) = store::source_text(&self.vault, &page.source) else {
+            let Some((source, text)) = store::source_page(&self.vault, &page.source) else {
                 continue;
             };
-            let title = sources
-                .get(&page.source)
-                .map(|s| s.title.clone())
-                .unwrap_or_default();
+            let title = source.map(|s| s.title).unwrap_or_default();
             let offline = || extract::offline(topic, &title, &text, page.credibility.weight());
             let from_page = match (&self.llm, &prompt) {
                 (Some(llm), Some(prompt)) => {

@@ -94,17 +94,25 @@ pub fn sources(vault: &Vault) -> HashMap<String, Source> {
 
 /// A source note's readable text (its body below the title).
 pub fn source_text(vault: &Vault, slug: &str) -> Option<String> {
+    source_page(vault, slug).map(|(_, text)| text)
+}
+
+/// A source note read once: what it says of its page (none when its
+/// frontmatter is unreadable), and the page's text.
+pub fn source_page(vault: &Vault, slug: &str) -> Option<(Option<Source>, String)> {
     let text = vault.read(&format!("{SOURCES}/{slug}.md")).ok()?;
+    let source = Source::parse(slug, &text);
     let body = knower_vault::frontmatter::split(&text)
         .map(|s| s.body.to_string())
         .unwrap_or(text);
-    Some(match body.trim_start().strip_prefix("# ") {
+    let body = match body.trim_start().strip_prefix("# ") {
         Some(rest) => rest
             .split_once('\n')
             .map(|(_, b)| b.to_string())
             .unwrap_or_default(),
         None => body,
-    })
+    };
+    Some((source, body))
 }
 
 /// Changes one topic as one journaled change: `change` sees the topic as
