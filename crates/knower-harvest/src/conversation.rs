@@ -16,6 +16,8 @@ pub struct Turn {
     /// A shell command this turn ran, with whether it worked (Claude Code's
     /// Bash tool calls and their results).
     pub ran: Option<Ran>,
+    /// The day it was said (`YYYY-MM-DD`), when the source says.
+    pub day: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,6 +33,7 @@ impl Turn {
             text: text.into(),
             id: None,
             ran: None,
+            day: None,
         }
     }
 }
@@ -49,6 +52,65 @@ pub struct Conversation {
     pub key: Option<String>,
     pub format: Format,
     pub turns: Vec<Turn>,
+    /// Bytes of turns read but not kept: a conversation past
+    /// [`KEPT_BYTES`] is too large to harvest whole, and its reader keeps
+    /// memory flat by counting the rest instead of holding it.
+    pub omitted: usize,
+    /// The folder the conversation was held in (a coding agent's working
+    /// directory), when the source says: it names the project.
+    pub folder: Option<String>,
+}
+
+/// The most text of one conversation a reader holds (just past the
+/// harvest's cap, so that a conversation over it is known to be).
+pub const KEPT_BYTES: usize = crate::model::MAX_HARVEST_SOURCE_BYTES + 1;
+
+/// Turns as a reader gathers them: consecutive text of one speaker is one
+/// turn, and past [`KEPT_BYTES`] text is counted, not kept.
+#[derive(Debug, Default)]
+pub struct Kept {
+    pub turns: Vec<Turn>,
+    bytes: usize,
+    pub omitted: usize,
+}
+
+impl Kept {
+    /// Adds what `speaker` said, to their last turn if they spoke last.
+    pub fn say(&mut self, speaker: &str, text: &str, id: Option<String>, day: Option<String>) {
+        if text.trim().is_empty() {
+            return;
+        }
+        if self.bytes + text.len() > KEPT_BYTES {
+            self.omitted += text.len();
+            return;
+        }
+        self.bytes += text.len();
+        match self.turns.last_mut() {
+            Some(last) if last.speaker == speaker && last.ran.is_none() => {
+                last.text.push_str("\n\n");
+                last.text.push_str(text);
+            }
+            _ => self.turns.push(Turn {
+                speaker: speaker.to_string(),
+                text: text.to_string(),
+                id,
+                ran: None,
+                day,
+            }),
+        }
+    }
+
+    /// Adds a turn as it is (a command run); returns its index.
+    pub fn push(&mut self, turn: Turn) -> Option<usize> {
+        let size = turn.text.len() + turn.ran.as_ref().map_or(0, |r| r.command.len());
+        if self.bytes + size > KEPT_BYTES {
+            self.omitted += size;
+            return None;
+        }
+        self.bytes += size;
+        self.turns.push(turn);
+        Some(self.turns.len() - 1)
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -57,6 +119,8 @@ pub enum Format {
     ClaudeCode,
     ChatGpt,
     ClaudeAi,
+    Codex,
+    Gemini,
     KnowerChat,
     Text,
 }
@@ -67,6 +131,8 @@ impl Format {
             Format::ClaudeCode => "Claude Code transcript",
             Format::ChatGpt => "ChatGPT export",
             Format::ClaudeAi => "Claude.ai export",
+            Format::Codex => "Codex CLI session",
+            Format::Gemini => "Gemini CLI session",
             Format::KnowerChat => "Knower chat log",
             Format::Text => "text",
         }
@@ -97,7 +163,17 @@ impl Conversation {
     /// SHA-256 of [`Conversation::text`], in hex: the ledger's key, so the
     /// same content met again (another copy, another path) costs nothing.
     pub fn digest(&self) -> String {
-        hex(&Sha256::digest(self.text().as_bytes()))
+        let mut hasher = Sha256::new();
+        hasher.update(self.text().as_bytes());
+        if self.omitted > 0 {
+            hasher.update(format!("[and {} bytes more]", self.omitted).as_bytes());
+        }
+        hex(&hasher.finalize())
+    }
+
+    /// Its size: the text kept and the bytes past what was kept.
+    pub fn size(&self) -> usize {
+        self.text().len() + self.omitted
     }
 
     /// Where it came from, as the ledger records it.
@@ -109,9 +185,11 @@ impl Conversation {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.turns
-            .iter()
-            .all(|t| t.text.trim().is_empty() && t.ran.is_none())
+        self.omitted == 0
+            && self
+                .turns
+                .iter()
+                .all(|t| t.text.trim().is_empty() && t.ran.is_none())
     }
 }
 

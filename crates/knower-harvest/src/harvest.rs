@@ -122,7 +122,9 @@ pub struct Report {
 
 struct Source {
     path: PathBuf,
-    bytes: Vec<u8>,
+    /// The SHA-256 and size of the file as it was read.
+    sha256: String,
+    size: u64,
     conversations: Vec<Conversation>,
     /// Records of it that could not be read (each named in a warning):
     /// what they said is in no ledger entry, so reclaim keeps the file.
@@ -199,7 +201,7 @@ impl Harvester {
         let prompt_tokens = BUILT_IN_PROMPT.len() / 4;
         for source in &sources {
             for conversation in &source.conversations {
-                let text = conversation.text();
+                let size = conversation.size();
                 let sha256 = conversation.digest();
                 let class = if conversation.is_empty() {
                     Class::Empty
@@ -207,7 +209,7 @@ impl Harvester {
                     matches!(e.status, Status::Harvested | Status::DeletedUnharvested)
                 }) {
                     Class::AlreadyHarvested
-                } else if text.len() > MAX_HARVEST_SOURCE_BYTES {
+                } else if size > MAX_HARVEST_SOURCE_BYTES {
                     Class::TooLarge
                 } else {
                     Class::ToHarvest
@@ -215,14 +217,13 @@ impl Harvester {
                 match class {
                     Class::ToHarvest => {
                         report.tally.to_harvest += 1;
-                        report.bytes += text.len();
+                        report.bytes += size;
                         if self.llm.is_some() && !options.no_harvest {
                             report.estimated_input_tokens +=
-                                text.len().min(model::SUMMARIZE_THRESHOLD_BYTES) / 4
-                                    + prompt_tokens;
-                            report.estimated_model_calls += model::calls_for(text.len());
-                            if text.len() > model::SUMMARIZE_THRESHOLD_BYTES {
-                                report.estimated_input_tokens += text.len() / 4;
+                                size.min(model::SUMMARIZE_THRESHOLD_BYTES) / 4 + prompt_tokens;
+                            report.estimated_model_calls += model::calls_for(size);
+                            if size > model::SUMMARIZE_THRESHOLD_BYTES {
+                                report.estimated_input_tokens += size / 4;
                             }
                         }
                     }
@@ -235,7 +236,7 @@ impl Harvester {
                     path: conversation.location(),
                     format: conversation.format,
                     class,
-                    bytes: text.len(),
+                    bytes: size,
                     sha256,
                 });
             }
@@ -442,9 +443,7 @@ impl Harvester {
                 ));
                 continue;
             }
-            let unchanged = std::fs::read(&source.path)
-                .map(|now| Sha256::digest(&now) == Sha256::digest(&source.bytes))
-                .unwrap_or(false);
+            let unchanged = file_sha256(&source.path).is_ok_and(|now| now == source.sha256);
             if !unchanged {
                 report.warnings.push(format!(
                     "{}: kept, it changed since it was read",
@@ -455,7 +454,7 @@ impl Harvester {
             match std::fs::remove_file(&source.path) {
                 Ok(()) => {
                     report.reclaimed.push(source.path.display().to_string());
-                    report.reclaimed_bytes += source.bytes.len() as u64;
+                    report.reclaimed_bytes += source.size;
                     for sha in shas {
                         deleted.insert(sha, ());
                     }
@@ -521,12 +520,14 @@ fn scan(paths: &[PathBuf]) -> (Vec<Source>, Vec<Unreadable>, Vec<String>) {
         };
         for (path, named) in files {
             match read_source(&path) {
-                Ok((bytes, read)) => {
+                Ok(read) => {
                     let skipped = read.warnings.len();
                     warnings.extend(read.warnings);
+                    let size = std::fs::metadata(&path).map_or(0, |m| m.len());
                     sources.push(Source {
                         path,
-                        bytes,
+                        sha256: read.sha256,
+                        size,
                         conversations: read.conversations,
                         skipped,
                     });
@@ -542,12 +543,24 @@ fn scan(paths: &[PathBuf]) -> (Vec<Source>, Vec<Unreadable>, Vec<String>) {
     (sources, unreadable, warnings)
 }
 
-fn read_source(path: &Path) -> Result<(Vec<u8>, formats::Read), String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let read = formats::read(path, &bytes).map_err(|e| match e {
+fn read_source(path: &Path) -> Result<formats::Read, String> {
+    formats::read(path).map_err(|e| match e {
         FormatError::Unknown { .. } | FormatError::Unreadable { .. } => e.to_string(),
-    })?;
-    Ok((bytes, read))
+    })
+}
+
+/// The SHA-256 of a file's bytes, read a buffer at a time.
+fn file_sha256(path: &Path) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path)?;
+    let mut hasher = Sha256::new();
+    let mut buffer = vec![0; 64 * 1024];
+    loop {
+        match file.read(&mut buffer)? {
+            0 => return Ok(hex(&hasher.finalize())),
+            n => hasher.update(&buffer[..n]),
+        }
+    }
 }
 
 /// The SHA-256 of some bytes, in hex.

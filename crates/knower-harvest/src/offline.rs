@@ -388,6 +388,8 @@ mod tests {
             key: None,
             format: Format::Text,
             turns,
+            omitted: 0,
+            folder: None,
         }
     }
 

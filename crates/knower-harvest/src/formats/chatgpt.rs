@@ -11,9 +11,9 @@ use serde_json::Value;
 use super::{Read, day_of_epoch, headline};
 use crate::conversation::{Conversation, Format, Turn};
 
-pub fn read(path: &Path, export: &Value) -> Read {
-    let mut read = Read::default();
-    for (i, conversation) in export.as_array().into_iter().flatten().enumerate() {
+/// Reads the `i`th conversation of the export into `read`.
+pub fn read_one(path: &Path, i: usize, conversation: &Value, read: &mut Read) {
+    {
         let key = conversation
             .get("conversation_id")
             .or_else(|| conversation.get("id"))
@@ -25,7 +25,7 @@ pub fn read(path: &Path, export: &Value) -> Read {
                 "{}: conversation {key} skipped: it has no `mapping`",
                 path.display()
             ));
-            continue;
+            return;
         };
         // The current branch, from its leaf up to the root.
         let mut branch = Vec::new();
@@ -63,7 +63,13 @@ pub fn read(path: &Path, export: &Value) -> Read {
                 Some("assistant") => "Assistant",
                 _ => continue,
             };
-            if hidden {
+            // Code the model sent to a tool (`recipient: python`) and what
+            // came back are its working, not the conversation.
+            let to_a_tool = message
+                .get("recipient")
+                .and_then(Value::as_str)
+                .is_some_and(|r| r != "all");
+            if hidden || to_a_tool {
                 continue;
             }
             let text = content_text(message.get("content"));
@@ -75,10 +81,14 @@ pub fn read(path: &Path, export: &Value) -> Read {
                 text,
                 id: Some(id),
                 ran: None,
+                day: message
+                    .get("create_time")
+                    .and_then(Value::as_f64)
+                    .and_then(day_of_epoch),
             });
         }
         if turns.is_empty() {
-            continue;
+            return;
         }
         let name = conversation
             .get("title")
@@ -96,9 +106,10 @@ pub fn read(path: &Path, export: &Value) -> Read {
             key: Some(key),
             format: Format::ChatGpt,
             turns,
+            omitted: 0,
+            folder: None,
         });
     }
-    read
 }
 
 /// The readable text of a message's `content`: `text` and

@@ -12,9 +12,9 @@ use serde_json::Value;
 use super::{Read, day_of, headline};
 use crate::conversation::{Conversation, Format, Turn};
 
-pub fn read(path: &Path, export: &Value) -> Read {
-    let mut read = Read::default();
-    for (i, conversation) in export.as_array().into_iter().flatten().enumerate() {
+/// Reads the `i`th conversation of the export into `read`.
+pub fn read_one(path: &Path, i: usize, conversation: &Value, read: &mut Read) {
+    {
         let key = conversation
             .get("uuid")
             .and_then(Value::as_str)
@@ -25,7 +25,7 @@ pub fn read(path: &Path, export: &Value) -> Read {
                 "{}: conversation {key} skipped: it has no `chat_messages`",
                 path.display()
             ));
-            continue;
+            return;
         };
         let mut turns = Vec::new();
         for message in branch(conversation, messages) {
@@ -46,10 +46,14 @@ pub fn read(path: &Path, export: &Value) -> Read {
                     .and_then(Value::as_str)
                     .map(str::to_string),
                 ran: None,
+                day: message
+                    .get("created_at")
+                    .and_then(Value::as_str)
+                    .and_then(day_of),
             });
         }
         if turns.is_empty() {
-            continue;
+            return;
         }
         let name = conversation
             .get("name")
@@ -67,9 +71,10 @@ pub fn read(path: &Path, export: &Value) -> Read {
             key: Some(key),
             format: Format::ClaudeAi,
             turns,
+            omitted: 0,
+            folder: None,
         });
     }
-    read
 }
 
 /// The messages on the current branch, in order; all of them when the
@@ -101,19 +106,24 @@ fn branch<'a>(conversation: &'a Value, messages: &'a [Value]) -> Vec<&'a Value> 
     chain
 }
 
+/// What a message says: its `text` content blocks when it has them (the
+/// flat `text` field puts the model's thinking before its answer), else
+/// its `text`.
 fn message_text(message: &Value) -> String {
-    if let Some(text) = message.get("text").and_then(Value::as_str)
-        && !text.trim().is_empty()
-    {
-        return text.to_string();
-    }
-    message
+    let blocks: Vec<&str> = message
         .get("content")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
         .filter(|block| block.get("type").and_then(Value::as_str) == Some("text"))
         .filter_map(|block| block.get("text").and_then(Value::as_str))
-        .collect::<Vec<_>>()
-        .join("\n")
+        .collect();
+    if blocks.iter().any(|b| !b.trim().is_empty()) {
+        return blocks.join("\n");
+    }
+    message
+        .get("text")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
 }

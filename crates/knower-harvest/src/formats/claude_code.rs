@@ -1,18 +1,22 @@
 //! Claude Code transcripts: `~/.claude/projects/<project>/<session>.jsonl`,
 //! one JSON record per line. `user` and `assistant` records carry a
 //! `message` (`content` a string, or blocks: `text`, `tool_use`,
-//! `tool_result`, `thinking`); a `summary` record names the session.
-//! Sub-agent records (`isSidechain`) and meta records are left out; a Bash
-//! tool call is kept with whether its result was an error, so commands that
-//! worked can become playbooks.
+//! `tool_result`, `thinking`); `summary`, `ai-title` and `custom-title`
+//! records name the session; `cwd` is its working folder. Sub-agent
+//! records (`isSidechain`), meta records (`isMeta`: skill prompts, caveats),
+//! compaction summaries (`isCompactSummary`), tool results and the tool's
+//! own wrapped messages ([`super::noise`]) are left out; a Bash tool call
+//! is kept with whether its result was an error, so commands that worked
+//! can become playbooks. Record types it does not use are skipped, so
+//! the types a newer Claude Code adds cost nothing.
 
 use std::collections::HashMap;
 use std::path::Path;
 
 use serde_json::Value;
 
-use super::{Read, day_of, headline, stem};
-use crate::conversation::{Conversation, Format, Ran, Turn};
+use super::{Read, day_of, headline, noise, record, stem};
+use crate::conversation::{Conversation, Format, Kept, Ran, Turn};
 
 /// Whether a record is one of a Claude Code session's. Sessions open with
 /// whatever record the version writing them puts first (`permission-mode`,
@@ -30,29 +34,19 @@ pub fn is_record(record: &Value) -> bool {
     }
 }
 
-pub fn read(path: &Path, text: &str) -> Read {
+pub fn read(path: &Path, lines: &mut dyn Iterator<Item = (usize, String)>) -> Read {
     let mut read = Read::default();
-    let mut turns: Vec<Turn> = Vec::new();
+    let mut kept = Kept::default();
     let mut summary = None;
     let mut custom_title = None;
     let mut ai_title = None;
-    let mut first_time = None;
+    let mut first_day = None;
+    let mut folder = None;
     // tool_use id → the turn of the command it ran.
     let mut pending: HashMap<String, usize> = HashMap::new();
-    for (n, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
+    for (n, line) in lines {
+        let Some(record) = record(path, n, &line, &mut read) else {
             continue;
-        }
-        let record: Value = match serde_json::from_str(line) {
-            Ok(value) => value,
-            Err(e) => {
-                read.warnings.push(format!(
-                    "{}:{}: skipped a line that is not JSON ({e})",
-                    path.display(),
-                    n + 1
-                ));
-                continue;
-            }
         };
         let kind = record.get("type").and_then(Value::as_str).unwrap_or("");
         let text_of = |key: &str| {
@@ -74,24 +68,26 @@ pub fn read(path: &Path, text: &str) -> Read {
         if kind != "user" && kind != "assistant" {
             continue;
         }
-        if record.get("isSidechain").and_then(Value::as_bool) == Some(true)
-            || record.get("isMeta").and_then(Value::as_bool) == Some(true)
-        {
+        let flag = |key: &str| record.get(key).and_then(Value::as_bool) == Some(true);
+        if flag("isSidechain") || flag("isMeta") || flag("isCompactSummary") {
             continue;
         }
         let Some(message) = record.get("message") else {
             read.warnings.push(format!(
-                "{}:{}: skipped a {kind} record without a message",
-                path.display(),
-                n + 1
+                "{}:{n}: skipped a {kind} record without a message",
+                path.display()
             ));
             continue;
         };
-        if first_time.is_none() {
-            first_time = record
-                .get("timestamp")
-                .and_then(Value::as_str)
-                .and_then(day_of);
+        let day = record
+            .get("timestamp")
+            .and_then(Value::as_str)
+            .and_then(day_of);
+        if first_day.is_none() {
+            first_day = day.clone();
+        }
+        if folder.is_none() {
+            folder = text_of("cwd");
         }
         let speaker = if kind == "user" { "User" } else { "Assistant" };
         let id = record
@@ -131,7 +127,8 @@ pub fn read(path: &Path, text: &str) -> Read {
                             let failed =
                                 block.get("is_error").and_then(Value::as_bool) == Some(true);
                             if let Some(&turn) = tool_id.and_then(|id| pending.get(id))
-                                && let Some(run) = turns.get_mut(turn).and_then(|t| t.ran.as_mut())
+                                && let Some(run) =
+                                    kept.turns.get_mut(turn).and_then(|t| t.ran.as_mut())
                             {
                                 run.ok = !failed;
                             }
@@ -142,44 +139,28 @@ pub fn read(path: &Path, text: &str) -> Read {
             }
             _ => {
                 read.warnings.push(format!(
-                    "{}:{}: skipped a {kind} record whose content is neither text nor blocks",
-                    path.display(),
-                    n + 1
+                    "{}:{n}: skipped a {kind} record whose content is neither text nor blocks",
+                    path.display()
                 ));
                 continue;
             }
         }
-        if is_machinery(&said) {
-            said.clear();
-        }
         for (tool_id, command) in ran {
             // Each command is its own turn, so its result can be attached.
-            pending.insert(tool_id, turns.len());
-            turns.push(Turn {
+            let turn = Turn {
                 speaker: speaker.to_string(),
                 text: String::new(),
                 id: id.clone(),
                 ran: Some(Ran { command, ok: false }),
-            });
-        }
-        if said.trim().is_empty() {
-            continue;
-        }
-        match turns.last_mut() {
-            // Claude Code writes one record per content block: one turn.
-            Some(last) if last.speaker == speaker && last.ran.is_none() => {
-                last.text.push('\n');
-                last.text.push_str(&said);
+                day: day.clone(),
+            };
+            if let Some(at) = kept.push(turn) {
+                pending.insert(tool_id, at);
             }
-            _ => turns.push(Turn {
-                speaker: speaker.to_string(),
-                text: said,
-                id,
-                ran: None,
-            }),
         }
+        kept.say(speaker, &noise::said(&said), id, day);
     }
-    if turns.is_empty() {
+    if kept.turns.is_empty() && kept.omitted == 0 {
         return read;
     }
     let name = custom_title
@@ -187,7 +168,7 @@ pub fn read(path: &Path, text: &str) -> Read {
         .or(summary)
         .map(|n| headline(&n, 80))
         .or_else(|| {
-            turns
+            kept.turns
                 .iter()
                 .find(|t| t.speaker == "User" && !t.text.trim().is_empty())
                 .map(|t| headline(&t.text, 60))
@@ -195,21 +176,13 @@ pub fn read(path: &Path, text: &str) -> Read {
         .unwrap_or_else(|| stem(path));
     read.conversations.push(Conversation {
         name,
-        date: first_time,
+        date: first_day,
         source: path.to_path_buf(),
         key: None,
         format: Format::ClaudeCode,
-        turns,
+        turns: kept.turns,
+        omitted: kept.omitted,
+        folder,
     });
     read
-}
-
-/// Text Claude Code writes into the conversation that nobody said: slash
-/// command echoes, local command output, caveats.
-fn is_machinery(text: &str) -> bool {
-    let t = text.trim_start();
-    t.starts_with("<command-")
-        || t.starts_with("<local-command")
-        || t.starts_with("Caveat: The messages below")
-        || t.starts_with("[Request interrupted")
 }

@@ -15,20 +15,20 @@ pub fn is_record(record: &Value) -> bool {
         && record.get("assistant").is_some()
 }
 
-pub fn read(path: &Path, text: &str) -> Read {
+pub fn read(path: &Path, lines: &mut dyn Iterator<Item = (usize, String)>) -> Read {
     let mut read = Read::default();
     let mut sessions: Vec<Conversation> = Vec::new();
-    for (n, line) in text.lines().enumerate() {
+    for (n, line) in lines {
         if line.trim().is_empty() {
             continue;
         }
-        let record: Value = match serde_json::from_str(line) {
+        let record: Value = match serde_json::from_str(&line) {
             Ok(value) if is_record(&value) => value,
             Ok(_) => {
                 read.warnings.push(format!(
                     "{}:{}: skipped a record that is not an exchange",
                     path.display(),
-                    n + 1
+                    n
                 ));
                 continue;
             }
@@ -36,7 +36,7 @@ pub fn read(path: &Path, text: &str) -> Read {
                 read.warnings.push(format!(
                     "{}:{}: skipped a line that is not JSON ({e})",
                     path.display(),
-                    n + 1
+                    n
                 ));
                 continue;
             }
@@ -56,6 +56,8 @@ pub fn read(path: &Path, text: &str) -> Read {
                     key: Some(session.clone()),
                     format: Format::KnowerChat,
                     turns: vec![],
+                    omitted: 0,
+                    folder: None,
                 });
                 sessions.len() - 1
             }
@@ -68,6 +70,7 @@ pub fn read(path: &Path, text: &str) -> Read {
                     text: text.to_string(),
                     id: id.clone(),
                     ran: None,
+                    day: day_of(at),
                 });
             }
         }

@@ -7,13 +7,17 @@
 mod chatgpt;
 mod claude_ai;
 mod claude_code;
+mod codex;
+mod exports;
+mod gemini;
 mod knower_chat;
+mod noise;
 mod text;
 
-use std::borrow::Cow;
 use std::path::Path;
 
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 
 use crate::conversation::Conversation;
 
@@ -23,6 +27,9 @@ pub struct Read {
     pub conversations: Vec<Conversation>,
     /// Records skipped, each with its line or place and why.
     pub warnings: Vec<String>,
+    /// The SHA-256 of the file's bytes as they were read (reclaim deletes
+    /// a file only if it still has them).
+    pub sha256: String,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -48,119 +55,300 @@ fn extension(path: &Path) -> String {
         .to_ascii_lowercase()
 }
 
-/// Reads `bytes` (the content of `path`) in the format it is in.
-pub fn read(path: &Path, bytes: &[u8]) -> Result<Read, FormatError> {
+/// The longest line of a `.jsonl` file that is read: a longer one (an
+/// inlined image, a pasted dump) is skipped with a warning, so that one
+/// record never holds more than this in memory.
+pub const MAX_LINE_BYTES: usize = 8 * 1024 * 1024;
+/// The largest `.md`/`.txt` file read as one conversation.
+pub const MAX_TEXT_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Reads the file at `path` in the format it is in. Only regular files are
+/// read (a device, FIFO or socket is refused before it is opened), and
+/// memory stays flat: `.jsonl` is read a line at a time, exports a
+/// conversation at a time, and each conversation keeps at most
+/// [`crate::conversation::KEPT_BYTES`] of text.
+pub fn read(path: &Path) -> Result<Read, FormatError> {
     let name = path.display().to_string();
-    let ext = extension(path);
-    if ext == "jsonl" {
-        let (text, mut warnings) = jsonl_text(path, bytes);
-        let mut read = read_jsonl(path, &text)?;
-        warnings.append(&mut read.warnings);
-        read.warnings = warnings;
-        return Ok(read);
-    }
-    let text = std::str::from_utf8(bytes).map_err(|e| FormatError::Unreadable {
+    let unreadable = |detail: String| FormatError::Unreadable {
         path: name.clone(),
-        detail: format!(
-            "not UTF-8 text (first invalid byte at offset {})",
-            e.valid_up_to()
-        ),
-    })?;
+        detail,
+    };
+    let file = open(path).map_err(unreadable)?;
+    let ext = extension(path);
     match ext.as_str() {
-        "md" | "markdown" | "txt" => Ok(text::read(path, text)),
-        "json" => {
-            let value: Value = serde_json::from_str(text).map_err(|e| FormatError::Unknown {
-                path: name.clone(),
-                detail: format!("not JSON ({e})"),
-            })?;
-            let first = value.as_array().and_then(|a| a.first());
-            match first {
-                Some(c) if c.get("mapping").is_some() => Ok(chatgpt::read(path, &value)),
-                Some(c) if c.get("chat_messages").is_some() => Ok(claude_ai::read(path, &value)),
-                Some(_) => Err(FormatError::Unknown {
-                    path: name,
-                    detail: "a JSON list, but neither a ChatGPT export (conversations with \
-                             `mapping`) nor a Claude.ai export (conversations with \
-                             `chat_messages`)"
-                        .into(),
-                }),
-                None if value.as_array().is_some() => Ok(Read::default()),
-                None => Err(FormatError::Unknown {
-                    path: name,
-                    detail: "JSON, but not a list of conversations (the ChatGPT and Claude.ai \
-                             exports' conversations.json)"
-                        .into(),
-                }),
+        "jsonl" => {
+            let kind = sniff_jsonl(path, file).map_err(&unreadable)?;
+            let file = open(path).map_err(&unreadable)?;
+            let mut lines = Lines::new(path, file);
+            let mut read = match kind {
+                Jsonl::Empty => Read::default(),
+                Jsonl::KnowerChat => knower_chat::read(path, &mut lines),
+                Jsonl::ClaudeCode => claude_code::read(path, &mut lines),
+                Jsonl::Codex => codex::read(path, &mut lines),
+                Jsonl::Gemini => gemini::read_jsonl(path, &mut lines),
+                Jsonl::Unknown(detail) => {
+                    return Err(FormatError::Unknown { path: name, detail });
+                }
+            };
+            if let Some(e) = lines.error.take() {
+                return Err(unreadable(e));
             }
+            let mut warnings = std::mem::take(&mut lines.warnings);
+            warnings.append(&mut read.warnings);
+            read.warnings = warnings;
+            read.sha256 = lines.digest();
+            Ok(read)
         }
+        "md" | "markdown" | "txt" => {
+            let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+            if size > MAX_TEXT_BYTES {
+                return Err(unreadable(format!(
+                    "{} MB of text is more than one conversation (Knower reads .md and .txt \
+                     files up to {} MB)",
+                    size / (1024 * 1024),
+                    MAX_TEXT_BYTES / (1024 * 1024)
+                )));
+            }
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut { file }, &mut bytes)
+                .map_err(|e| unreadable(e.to_string()))?;
+            let text = std::str::from_utf8(&bytes).map_err(|e| {
+                unreadable(format!(
+                    "not UTF-8 text (first invalid byte at offset {})",
+                    e.valid_up_to()
+                ))
+            })?;
+            let mut read = text::read(path, text);
+            read.sha256 = crate::sha256(&bytes);
+            Ok(read)
+        }
+        "json" => exports::read(path, file),
         other => Err(FormatError::Unknown {
             path: name,
             detail: format!(
                 "files ending in .{other} are not conversations Knower can read (it reads \
-                 Claude Code .jsonl transcripts, ChatGPT and Claude.ai conversations.json, \
-                 Knower's chat log, and .md/.txt)"
+                 Claude Code, Codex CLI and Gemini CLI sessions, ChatGPT and Claude.ai \
+                 conversations.json, Knower's chat log, and .md/.txt)"
             ),
         }),
     }
 }
 
-/// A `.jsonl` file's text, with each line that is not UTF-8 left empty
-/// (so that the others keep their numbers) and named in a warning: a
-/// damaged record costs that record, as a line that is not JSON does, not
-/// the file's other records.
-fn jsonl_text<'a>(path: &Path, bytes: &'a [u8]) -> (Cow<'a, str>, Vec<String>) {
-    if let Ok(text) = std::str::from_utf8(bytes) {
-        return (Cow::Borrowed(text), Vec::new());
+/// Opens a regular file; anything else is refused before it is opened, so
+/// that a FIFO cannot hang the harvest and `/dev/zero` cannot fill memory.
+fn open(path: &Path) -> Result<std::fs::File, String> {
+    let regular = |meta: &std::fs::Metadata| {
+        if meta.is_file() {
+            Ok(())
+        } else {
+            Err(format!(
+                "not a regular file ({}); Knower reads conversations from files only",
+                kind_of(meta)
+            ))
+        }
+    };
+    regular(&std::fs::metadata(path).map_err(|e| e.to_string())?)?;
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    // It may have been swapped between the look and the open.
+    regular(&file.metadata().map_err(|e| e.to_string())?)?;
+    Ok(file)
+}
+
+fn kind_of(meta: &std::fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    if t.is_dir() {
+        "a folder"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_char_device() || t.is_block_device() {
+        "a device"
+    } else {
+        "not a file"
     }
-    let mut text = String::with_capacity(bytes.len());
-    let mut warnings = Vec::new();
-    for (n, line) in bytes.split_inclusive(|&b| b == b'\n').enumerate() {
-        match std::str::from_utf8(line) {
-            Ok(line) => text.push_str(line),
-            Err(e) => {
-                warnings.push(format!(
-                    "{}:{}: skipped a line that is not UTF-8 text (first invalid byte at column {})",
-                    path.display(),
-                    n + 1,
-                    e.valid_up_to() + 1
-                ));
-                text.push('\n');
+}
+
+/// The formats a `.jsonl` file can be in.
+enum Jsonl {
+    Empty,
+    KnowerChat,
+    ClaudeCode,
+    Codex,
+    Gemini,
+    Unknown(String),
+}
+
+/// How many records are looked at to tell a `.jsonl` file's format.
+const SNIFF_RECORDS: usize = 2_000;
+
+/// Tells a `.jsonl` file's format from its first records: Knower's chat log
+/// by its first record; a Codex CLI rollout, a Gemini CLI session or a
+/// Claude Code session by any record of theirs.
+fn sniff_jsonl(path: &Path, file: std::fs::File) -> Result<Jsonl, String> {
+    let mut lines = Lines::new(path, file);
+    let mut objects = 0;
+    let mut any = false;
+    for (_, line) in lines.by_ref().take(SNIFF_RECORDS) {
+        any |= !line.trim().is_empty();
+        let Ok(record) = serde_json::from_str::<Value>(&line) else {
+            continue;
+        };
+        if !record.is_object() {
+            continue;
+        }
+        objects += 1;
+        if objects == 1 && knower_chat::is_record(&record) {
+            return Ok(Jsonl::KnowerChat);
+        }
+        if codex::is_record(&record) {
+            return Ok(Jsonl::Codex);
+        }
+        if gemini::is_record(&record) {
+            return Ok(Jsonl::Gemini);
+        }
+        if claude_code::is_record(&record) {
+            return Ok(Jsonl::ClaudeCode);
+        }
+    }
+    if let Some(e) = lines.error {
+        return Err(e);
+    }
+    Ok(match (any, objects) {
+        (false, _) => Jsonl::Empty,
+        (true, 0) => Jsonl::Unknown("no line of it is a JSON object".into()),
+        _ => Jsonl::Unknown(
+            "JSON lines, but not a conversation Knower reads (a Claude Code, Codex CLI or \
+             Gemini CLI session, or Knower's chat log)"
+                .into(),
+        ),
+    })
+}
+
+/// A `.jsonl` file's lines, numbered from 1, read a buffer at a time. A
+/// line that is not UTF-8 or longer than [`MAX_LINE_BYTES`] is skipped and
+/// named in `warnings` (a damaged record costs that record, not the
+/// file's others); a read error ends the lines and is kept in `error`.
+pub struct Lines {
+    path: std::path::PathBuf,
+    input: std::io::BufReader<std::fs::File>,
+    n: usize,
+    hasher: Sha256,
+    pub warnings: Vec<String>,
+    pub error: Option<String>,
+}
+
+impl Lines {
+    fn new(path: &Path, file: std::fs::File) -> Lines {
+        Lines {
+            path: path.to_path_buf(),
+            input: std::io::BufReader::with_capacity(64 * 1024, file),
+            n: 0,
+            hasher: Sha256::new(),
+            warnings: Vec::new(),
+            error: None,
+        }
+    }
+
+    /// The SHA-256 of every byte read.
+    fn digest(&self) -> String {
+        crate::conversation::hex(&self.hasher.clone().finalize())
+    }
+
+    /// The next line's bytes (without its newline), `None` at the end; a
+    /// line past the cap comes back as its length alone.
+    fn next_bytes(&mut self) -> Option<Result<Vec<u8>, usize>> {
+        use std::io::BufRead;
+        let mut line = Vec::new();
+        let mut length = 0usize;
+        loop {
+            let chunk = match self.input.fill_buf() {
+                Ok(chunk) => chunk,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    self.error = Some(e.to_string());
+                    return None;
+                }
+            };
+            if chunk.is_empty() {
+                if length == 0 {
+                    return None;
+                }
+                return Some(if length > MAX_LINE_BYTES {
+                    Err(length)
+                } else {
+                    Ok(line)
+                });
+            }
+            let (part, end) = match chunk.iter().position(|&b| b == b'\n') {
+                Some(at) => (&chunk[..at], Some(at + 1)),
+                None => (chunk, None),
+            };
+            length += part.len();
+            if length <= MAX_LINE_BYTES {
+                line.extend_from_slice(part);
+            } else {
+                line = Vec::new();
+            }
+            let used = end.unwrap_or(chunk.len());
+            self.hasher.update(&chunk[..used]);
+            self.input.consume(used);
+            if end.is_some() {
+                return Some(if length > MAX_LINE_BYTES {
+                    Err(length)
+                } else {
+                    Ok(line)
+                });
             }
         }
     }
-    (Cow::Owned(text), warnings)
 }
 
-/// A `.jsonl` file: a Claude Code transcript or Knower's chat log, told
-/// apart by their first well-formed record.
-fn read_jsonl(path: &Path, text: &str) -> Result<Read, FormatError> {
-    let first = text
-        .lines()
-        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .find(|v| v.is_object());
-    match first {
-        None if text.trim().is_empty() => Ok(Read::default()),
-        None => Err(FormatError::Unknown {
-            path: path.display().to_string(),
-            detail: "no line of it is a JSON object".into(),
-        }),
-        Some(record) if knower_chat::is_record(&record) => Ok(knower_chat::read(path, text)),
-        // A Claude Code session is known by any of its records, not only
-        // by its first.
-        Some(_)
-            if text
-                .lines()
-                .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-                .any(|record| claude_code::is_record(&record)) =>
-        {
-            Ok(claude_code::read(path, text))
+impl Iterator for Lines {
+    type Item = (usize, String);
+
+    fn next(&mut self) -> Option<(usize, String)> {
+        loop {
+            let bytes = self.next_bytes()?;
+            self.n += 1;
+            match bytes {
+                Ok(bytes) => match String::from_utf8(bytes) {
+                    Ok(line) => return Some((self.n, line)),
+                    Err(e) => self.warnings.push(format!(
+                        "{}:{}: skipped a line that is not UTF-8 text (first invalid byte at \
+                         column {})",
+                        self.path.display(),
+                        self.n,
+                        e.utf8_error().valid_up_to() + 1
+                    )),
+                },
+                Err(length) => self.warnings.push(format!(
+                    "{}:{}: skipped a line of {} MB (lines over {} MB are not read)",
+                    self.path.display(),
+                    self.n,
+                    length / (1024 * 1024),
+                    MAX_LINE_BYTES / (1024 * 1024)
+                )),
+            }
         }
-        Some(_) => Err(FormatError::Unknown {
-            path: path.display().to_string(),
-            detail: "JSON lines, but neither a Claude Code transcript (records with `type` and \
-                     `message`) nor Knower's chat log"
-                .into(),
-        }),
+    }
+}
+
+/// A line as JSON, or a warning naming it.
+pub(crate) fn record(path: &Path, n: usize, line: &str, read: &mut Read) -> Option<Value> {
+    if line.trim().is_empty() {
+        return None;
+    }
+    match serde_json::from_str(line) {
+        Ok(value) => Some(value),
+        Err(e) => {
+            read.warnings.push(format!(
+                "{}:{n}: skipped a line that is not JSON ({e})",
+                path.display()
+            ));
+            None
+        }
     }
 }
 

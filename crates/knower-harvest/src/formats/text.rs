@@ -1,12 +1,15 @@
-//! Plain `.md` and `.txt` files: one conversation. When its lines name
-//! their speakers (`Alice: …`, two or more of them, each more than once),
-//! each such line starts a turn; otherwise the whole file is one turn of
-//! `Text`.
+//! Plain `.md` and `.txt` files: one conversation. When its headings are
+//! its speakers (`## User (04:31 UTC)`, `# PROMPT`, `## Me`: two or more
+//! names, each heading more than one turn), each such heading starts a
+//! turn; else when its lines name their speakers (`Alice: …`, two or more
+//! of them, each more than once), each such line starts a turn; otherwise
+//! the whole file is one turn of `Text`. The day is the first date in the
+//! file's name (exporters name logs by their day).
 
 use std::collections::HashMap;
 use std::path::Path;
 
-use super::{Read, stem};
+use super::{Read, day_of, stem};
 use crate::conversation::{Conversation, Format, Turn};
 
 pub fn read(path: &Path, text: &str) -> Read {
@@ -14,16 +17,93 @@ pub fn read(path: &Path, text: &str) -> Read {
     if text.trim().is_empty() {
         return read;
     }
-    let turns = speakers(text).unwrap_or_else(|| vec![Turn::said("Text", text.trim())]);
+    let turns = headed(text)
+        .or_else(|| speakers(text))
+        .unwrap_or_else(|| vec![Turn::said("Text", text.trim())]);
+    let name = stem(path);
     read.conversations.push(Conversation {
-        name: stem(path),
-        date: None,
+        date: date_in(&name),
+        name,
         source: path.to_path_buf(),
         key: None,
         format: Format::Text,
         turns,
+        omitted: 0,
+        folder: None,
     });
     read
+}
+
+/// The first `YYYY-MM-DD` in a name.
+fn date_in(name: &str) -> Option<String> {
+    (0..name.len().saturating_sub(9))
+        .filter(|&i| name.is_char_boundary(i) && name.is_char_boundary(i + 10))
+        .find_map(|i| day_of(&name[i..i + 10]))
+}
+
+/// A heading's speaker: `## Name` or `## Name (time)`, a name of one to
+/// three words.
+fn heading_speaker(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix('#')?.trim_start_matches('#');
+    let rest = rest.strip_prefix(' ')?.trim();
+    let name = match rest.find(" (") {
+        Some(at) if rest.ends_with(')') => &rest[..at],
+        _ => rest,
+    };
+    let name = name.trim_end_matches(':').trim();
+    let plausible = !name.is_empty()
+        && name.len() <= 32
+        && name.split_whitespace().count() <= 3
+        && name.chars().next().is_some_and(char::is_alphabetic)
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, ' ' | '.' | '\'' | '-' | '_'));
+    plausible.then_some(name)
+}
+
+fn headed(text: &str) -> Option<Vec<Turn>> {
+    let mut counts: HashMap<&str, usize> = HashMap::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        fenced ^= line.trim_start().starts_with("```");
+        if !fenced && let Some(name) = heading_speaker(line) {
+            *counts.entry(name).or_default() += 1;
+        }
+    }
+    let regular: Vec<&str> = counts
+        .iter()
+        .filter(|(_, n)| **n >= 2)
+        .map(|(name, _)| *name)
+        .collect();
+    if regular.len() < 2 {
+        return None;
+    }
+    let mut turns: Vec<Turn> = Vec::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        let opens_fence = line.trim_start().starts_with("```");
+        let speaker = (!fenced)
+            .then(|| heading_speaker(line))
+            .flatten()
+            .filter(|name| regular.contains(name));
+        fenced ^= opens_fence;
+        match speaker {
+            Some(name) => turns.push(Turn::said(name, "")),
+            None => match turns.last_mut() {
+                Some(turn) => {
+                    turn.text.push_str(line);
+                    turn.text.push('\n');
+                }
+                None if line.trim().is_empty() => {}
+                None => turns.push(Turn::said("Text", format!("{line}\n"))),
+            },
+        }
+    }
+    for turn in &mut turns {
+        turn.text = turn.text.trim().to_string();
+    }
+    turns.retain(|t| !t.text.is_empty());
+    Some(turns)
 }
 
 /// `Name: words` at the start of a line, for a short name.
