@@ -21,6 +21,14 @@ use knower_vault::{Author, Vault};
 use crate::locomo::{self, fill};
 
 pub fn run(args: &[String]) -> Result<(), String> {
+    let real: Vec<String> = args
+        .windows(2)
+        .filter(|w| w[0] == "--real")
+        .map(|w| w[1].clone())
+        .collect();
+    if !real.is_empty() {
+        return crate::harvest_real::run(&real, args.iter().any(|a| a == "--verbose"));
+    }
     let data = crate::data_dir(args)?;
     let items: usize = crate::option(args, "--items", 10_000)?;
     let temp = tempfile::TempDir::new().map_err(|e| e.to_string())?;
@@ -211,7 +219,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-fn vault(dir: &Path) -> Result<Arc<Vault>, String> {
+pub(crate) fn vault(dir: &Path) -> Result<Arc<Vault>, String> {
     let (vault, _) = Vault::init(dir, &Author::new("bench", "init")).map_err(|e| e.to_string())?;
     Ok(Arc::new(vault))
 }

@@ -337,13 +337,17 @@ impl Harvester {
                     continue;
                 }
             };
-            let provenance = knowledge::provenance(&conversation.name, &today);
+            let day = conversation.date.clone().unwrap_or_else(|| today.clone());
+            let source = knowledge::Source {
+                name: &conversation.name,
+                day: &day,
+            };
             let sha = planned.sha256.clone();
             let merged = self.vault.batch(&author, |batch| {
                 // Items first, the ledger last: a harvest killed half-way is
                 // not in the ledger and runs again, and its items already
                 // there are not added twice.
-                let counts = knowledge::merge(batch, &harvested, &provenance)?;
+                let counts = knowledge::merge(batch, &harvested, &source)?;
                 knowledge::regenerate(batch)?;
                 let mut ledger = Ledger::load(batch)?;
                 ledger

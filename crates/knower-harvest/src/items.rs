@@ -32,6 +32,10 @@ pub struct Item {
     pub statement: String,
     #[serde(default)]
     pub detail: String,
+    /// The day it was said, when the conversation says (the offline engine
+    /// knows its turn; a model's items take the conversation's day).
+    #[serde(skip)]
+    pub day: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -106,6 +110,7 @@ impl Harvested {
             (!statement.is_empty()).then(|| Item {
                 statement,
                 detail: one_line(&i.detail),
+                day: i.day,
             })
         };
         for list in [

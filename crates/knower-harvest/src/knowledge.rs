@@ -54,6 +54,21 @@ pub fn provenance(name: &str, date: &str) -> String {
     format!("[from: {name}, {date}]")
 }
 
+/// A path as a note may show it: on one line, its control characters
+/// written as escapes (a file name may hold a newline; in a note it would
+/// start a heading or a task).
+pub fn escaped(path: &str) -> String {
+    path.chars()
+        .flat_map(|c| match c {
+            '\n' => "\\n".chars().collect::<Vec<_>>(),
+            '\r' => "\\r".chars().collect(),
+            '\t' => "\\t".chars().collect(),
+            c if c.is_control() => format!("\\u{{{:x}}}", c as u32).chars().collect(),
+            c => vec![c],
+        })
+        .collect()
+}
+
 /// Case and spacing do not make an item new; neither does its provenance.
 pub fn normalize(line: &str) -> String {
     let text = line.trim().trim_start_matches("- ").trim();
@@ -80,10 +95,21 @@ fn bullet(item: &Item) -> String {
 /// Appends the harvest's items to the category files (inside `batch`, so
 /// one conversation is one journal change), skipping any already there;
 /// per-file notes go to `knowledge/files/`. Returns what was added.
-pub fn merge(batch: &mut Batch, harvested: &Harvested, provenance: &str) -> Result<Counts, Error> {
+/// Where the items of one conversation came from: its name, and the day
+/// an item was said (else the conversation's day).
+pub struct Source<'a> {
+    pub name: &'a str,
+    pub day: &'a str,
+}
+
+pub fn merge(batch: &mut Batch, harvested: &Harvested, source: &Source) -> Result<Counts, Error> {
     let mut counts = Counts::default();
-    let line = |text: String| format!("- {text} {provenance}");
-    let mut facts: Vec<String> = harvested.facts.iter().map(bullet).collect();
+    let line = |text: String| format!("- {text} {}", provenance(source.name, source.day));
+    let item = |item: &Item| {
+        let day = item.day.as_deref().unwrap_or(source.day);
+        format!("- {} {}", bullet(item), provenance(source.name, day))
+    };
+    let mut facts: Vec<String> = harvested.facts.iter().map(item).collect();
     // File notes whose file can no longer be found survive as facts.
     for note in &harvested.files {
         match resolve(&note.path) {
@@ -92,23 +118,13 @@ pub fn merge(batch: &mut Batch, harvested: &Harvested, provenance: &str) -> Resu
                     counts.files += 1;
                 }
             }
-            None if note.path.is_empty() => facts.push(note.note.clone()),
-            None => facts.push(format!("{}: {}", note.path, note.note)),
+            None if note.path.is_empty() => facts.push(line(note.note.clone())),
+            None => facts.push(line(format!("{}: {}", escaped(&note.path), note.note))),
         }
     }
-    counts.facts = append(batch, FACTS, None, facts.into_iter().map(line))?;
-    counts.decisions = append(
-        batch,
-        DECISIONS,
-        None,
-        harvested.decisions.iter().map(bullet).map(line),
-    )?;
-    counts.questions = append(
-        batch,
-        QUESTIONS,
-        None,
-        harvested.questions.iter().map(bullet).map(line),
-    )?;
+    counts.facts = append(batch, FACTS, None, facts.into_iter())?;
+    counts.decisions = append(batch, DECISIONS, None, harvested.decisions.iter().map(item))?;
+    counts.questions = append(batch, QUESTIONS, None, harvested.questions.iter().map(item))?;
     counts.playbooks = append(
         batch,
         PLAYBOOKS,
@@ -122,13 +138,13 @@ pub fn merge(batch: &mut Batch, harvested: &Harvested, provenance: &str) -> Resu
         batch,
         TASKS,
         Some("## Open"),
-        harvested.tasks_open.iter().map(bullet).map(line),
+        harvested.tasks_open.iter().map(item),
     )?;
     counts.tasks_done = append(
         batch,
         TASKS,
         Some("## Done"),
-        harvested.tasks_done.iter().map(bullet).map(line),
+        harvested.tasks_done.iter().map(item),
     )?;
     Ok(counts)
 }
@@ -274,7 +290,7 @@ fn add_file_note(batch: &mut Batch, id: &str, path: &str, line: &str) -> Result<
         return Ok(false);
     }
     let note = format!("{FILES_DIR}/{id}.md");
-    let heading = format!("# {path}");
+    let heading = format!("# {}", escaped(path));
     let text = match batch.read(&note)? {
         Some(text) => {
             // The file was renamed since: the heading says where it is now.

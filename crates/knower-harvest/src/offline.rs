@@ -1,38 +1,56 @@
 //! The offline engine's harvest: stated rules, no model. It says so in
-//! every report. What each category takes, in the order the rules run (a
-//! sentence goes to the first category that takes it):
+//! every report.
+//!
+//! What is read: the person's turns, and of an assistant's turns only its
+//! last before the person speaks again (an agent's earlier messages are
+//! its working). Sentences that do not stand alone — ending in `:`, `…` or
+//! a dash — and table rows (meaningless without their header) are never
+//! items; neither is an assistant's narration of its own work ("Let me…",
+//! "Now…", "I'll…", "I need to…").
+//!
+//! What each category takes, in the order the rules run (a sentence goes
+//! to the first category that takes it):
 //!
 //! 1. **Decisions**: a sentence saying one was made — "we decided",
 //!    "decided to", "decision:", "let's go with", "we'll go with",
-//!    "agreed to", "we're going with".
+//!    "agreed to", "we're going with" — or a person settling something:
+//!    adopting a course ("Let's …") or stating how things are to be
+//!    ("always", "never", "from now on", "going forward", "must",
+//!    "should"). A short decision carries the question the other speaker
+//!    asked just before it (`asked: …`), so it still says what was decided.
 //! 2. **Done tasks**: a checked box (`- [x]`), "done:", or a sentence that
 //!    opens with "fixed", "finished", "completed", "I fixed", "I've fixed",
 //!    "I finished", "I've finished", "I completed", "I've completed".
 //! 3. **Open tasks**: an unchecked box (`- [ ]`), "TODO", or a sentence with
 //!    "need to", "needs to", "have to", "remember to", "don't forget to".
-//! 4. **Open questions**: a sentence ending in `?` of four words or more
-//!    that the next turn of another speaker does not answer (an answer
-//!    shares half of the question's content words, or is a statement of
-//!    eight words or more that does not put it off: "don't know", "not
-//!    sure", "no idea", "let me check", "good question", "later").
-//! 5. **Playbooks**: a shell command that was run and worked (a Claude Code
-//!    `Bash` call whose result was no error), or a fenced `sh`/`bash`/
-//!    `shell`/`console` block that a later turn of another speaker says
-//!    worked ("worked", "works", "that did it", "fixed it", "success",
-//!    "perfect", "thanks") without a failure word ("error", "fail", "didn't
-//!    work", "doesn't work", "still"). Trivial commands that only look
-//!    (`ls`, `cat`, `grep`…) are left out.
+//!    A task said again in other words (most of the same words, besides
+//!    these markers) is one task.
+//! 4. **Open questions**: a person's sentence ending in `?` of four words or
+//!    more that the conversation does not answer (a later turn of another
+//!    speaker shares half of its content words, or the next one is a
+//!    statement of eight words or more that does not put it off: "don't
+//!    know", "not sure", "no idea", "let me check", "good question",
+//!    "later"). An assistant's questions offer or check; they are not kept.
+//! 5. **Playbooks**: a shell command that worked and was run again with the
+//!    same words (a way of working, not what one session did), or a fenced
+//!    `sh`/`bash`/`shell`/`console` block that a later turn of another
+//!    speaker says worked ("worked", "works", "that did it", "fixed it",
+//!    "success", "perfect", "thanks") without a failure word ("error",
+//!    "fail", "didn't work", "doesn't work", "still"). Commands that only
+//!    look (`ls`, `cat`, `grep`, `git status`, `sed -n`…) and one-offs — a
+//!    path under `/tmp`, a commit or object id, a device serial, a message
+//!    of their own — are left out.
 //! 6. **File notes**: a sentence naming an absolute path (`/srv/app/x.rs`,
 //!    `~/notes.md`) and saying something about it (four words or more
 //!    besides it).
-//! 7. **Facts**: a declarative sentence of 6 to 60 words that names
-//!    something (a capitalised word after its first, or an identifier) and
-//!    holds a number or a date.
+//! 7. **Facts**: a declarative sentence of 4 to 60 words that holds a
+//!    number or a date and either names something (a capitalised word after
+//!    its first, or an identifier) or counts something ("389 tests").
 //!
 //! A sentence in the first person from a named speaker keeps the name
-//! (`Caroline: I have 3 kids.`). Each conversation gives at most 12 facts,
-//! 6 decisions, 8 open and 8 done tasks, 6 questions, 4 playbooks and 6
-//! file notes.
+//! (`Caroline: I have 3 kids.`). Each item keeps the day its turn was
+//! said. Each conversation gives at most 12 facts, 6 decisions, 8 open and
+//! 8 done tasks, 6 questions, 4 playbooks and 6 file notes.
 
 use std::collections::HashSet;
 
@@ -102,21 +120,53 @@ const STOP: [&str; 40] = [
     "does", "did", "you", "i", "we", "my", "your", "can", "could", "should", "would", "will",
 ];
 
+/// Openings with which an assistant says what it is about to do or is
+/// doing: its working, not what the conversation settled.
+const NARRATION: [&str; 12] = [
+    "let me ",
+    "let's ",
+    "lets ",
+    "now let",
+    "now i",
+    "now ",
+    "i'll ",
+    "i will ",
+    "i'm going to ",
+    "i need to ",
+    "i see",
+    "next,",
+];
+/// A person settling something: adopting a course ("Let's …").
+const ADOPTING: [&str; 2] = ["let's ", "lets "];
+/// A person stating how things are to be from now on: a standing
+/// decision (a rule, a requirement).
+const NORMATIVE: [&str; 7] = [
+    " always ",
+    " never ",
+    "from now on",
+    "going forward",
+    " must ",
+    " should ",
+    " shouldn't ",
+];
+
 pub fn extract(conversation: &Conversation) -> Harvested {
     let mut h = Harvested::default();
     let mut used: HashSet<String> = HashSet::new();
     let turns = &conversation.turns;
+    // Commands run and worked, with how often: one run is a one-off, the
+    // same command run and working again is a way of working.
+    let mut runs: Vec<(&str, usize)> = Vec::new();
+    let concluding = concluding(turns);
+
     for (i, turn) in turns.iter().enumerate() {
         if let Some(ran) = &turn.ran
             && ran.ok
-            && h.playbooks.len() < MAX_PLAYBOOKS
-            && worth_a_playbook(&ran.command)
-            && !h.playbooks.iter().any(|p| p.steps == ran.command)
         {
-            h.playbooks.push(Playbook {
-                name: command_name(&ran.command),
-                steps: ran.command.clone(),
-            });
+            match runs.iter_mut().find(|(c, _)| *c == ran.command) {
+                Some((_, n)) => *n += 1,
+                None => runs.push((&ran.command, 1)),
+            }
         }
         let (prose, blocks) = split_code(&turn.text);
         for block in blocks {
@@ -130,30 +180,56 @@ pub fn extract(conversation: &Conversation) -> Harvested {
                 }
             }
         }
+        let machine = turn.speaker == "Assistant";
+        // An agent's messages before its last one of a round are its
+        // working; what it concluded is in the last.
+        if machine && !concluding[i] {
+            continue;
+        }
         for sentence in sentences(&prose) {
             let lower = sentence.to_lowercase();
             let stated = || Item {
                 statement: attribute(turn, &sentence),
                 detail: String::new(),
+                day: turn.day.clone(),
             };
-            let key = lower.clone();
-            if used.contains(&key) {
+            if used.contains(&lower) || dangling(&sentence) {
                 continue;
             }
-            let taken = if DECIDED.iter().any(|d| lower.contains(d)) {
-                push(&mut h.decisions, MAX_DECISIONS, stated())
+            if machine && NARRATION.iter().any(|n| lower.starts_with(n)) {
+                continue;
+            }
+            let asked = asked_before(turns, i);
+            let spaced = format!(" {lower} ");
+            let settles = !machine
+                && !sentence.ends_with('?')
+                && (ADOPTING.iter().any(|a| lower.starts_with(a))
+                    || NORMATIVE.iter().any(|n| spaced.contains(n)));
+            let taken = if DECIDED.iter().any(|d| lower.contains(d)) || settles {
+                // A decision carries what was being decided.
+                let detail = asked
+                    .filter(|q| {
+                        sentence.split_whitespace().count() <= 12
+                            && !lower.contains(&q.to_lowercase())
+                    })
+                    .map(|q| format!("asked: {q}"))
+                    .unwrap_or_default();
+                push(&mut h.decisions, MAX_DECISIONS, Item { detail, ..stated() })
             } else if lower.starts_with("[x]")
                 || lower.starts_with("done:")
                 || DONE_OPENINGS.iter().any(|o| lower.starts_with(o))
             {
-                push(&mut h.tasks_done, MAX_TASKS, task(&sentence))
+                push_task(&mut h, true, task(&sentence, turn))
             } else if lower.starts_with("[ ]")
                 || lower.starts_with("todo")
                 || (!sentence.ends_with('?') && TO_DO.iter().any(|t| lower.contains(t)))
             {
-                push(&mut h.tasks_open, MAX_TASKS, task(&sentence))
+                push_task(&mut h, false, task(&sentence, turn))
             } else if sentence.ends_with('?') {
-                sentence.split_whitespace().count() >= 4
+                // An assistant's questions offer or check; the person's
+                // are what may stay open.
+                !machine
+                    && sentence.split_whitespace().count() >= 4
                     && !answered(turns, i, &sentence)
                     && push(&mut h.questions, MAX_QUESTIONS, stated())
             } else if let Some(path) = absolute_path(&sentence) {
@@ -171,11 +247,99 @@ pub fn extract(conversation: &Conversation) -> Harvested {
                 false
             };
             if taken {
-                used.insert(key);
+                used.insert(lower);
             }
         }
     }
+    for (command, n) in runs {
+        if n >= 2
+            && h.playbooks.len() < MAX_PLAYBOOKS
+            && worth_a_playbook(command)
+            && !h.playbooks.iter().any(|p| p.steps == command)
+        {
+            h.playbooks.push(Playbook {
+                name: command_name(command),
+                steps: command.to_string(),
+            });
+        }
+    }
     h.clean()
+}
+
+/// For each turn, whether it is an assistant's last message before the
+/// person speaks again (or the conversation ends).
+fn concluding(turns: &[Turn]) -> Vec<bool> {
+    let mut out = vec![false; turns.len()];
+    let mut last_said = true;
+    for (i, turn) in turns.iter().enumerate().rev() {
+        if turn.text.trim().is_empty() {
+            continue;
+        }
+        if turn.speaker == "Assistant" {
+            out[i] = last_said;
+            last_said = false;
+        } else {
+            last_said = true;
+        }
+    }
+    out
+}
+
+/// The question the other speaker asked last before turn `i`, if their
+/// last turn asked one.
+fn asked_before(turns: &[Turn], i: usize) -> Option<String> {
+    let speaker = &turns[i].speaker;
+    let before = turns[..i]
+        .iter()
+        .rev()
+        .find(|t| &t.speaker != speaker && !t.text.trim().is_empty())?;
+    let (prose, _) = split_code(&before.text);
+    sentences(&prose)
+        .into_iter()
+        .rev()
+        .find(|s| s.ends_with('?'))
+}
+
+/// A sentence that does not stand on its own: it introduces what follows
+/// (`…:`), or it was cut off (`…`).
+fn dangling(sentence: &str) -> bool {
+    let end = sentence.trim_end_matches(['*', ' ']);
+    end.ends_with(':') || end.ends_with('…') || end.ends_with("...") || end.ends_with('—')
+}
+
+/// Adds a task unless it is one already there (open or done), said again
+/// in other words: most of the same content words.
+fn push_task(h: &mut Harvested, done: bool, item: Item) -> bool {
+    // What the task is about, without the words that mark it as one.
+    let about = |text: &str| {
+        let mut words = content_words(text);
+        for cue in TO_DO
+            .iter()
+            .chain(&DONE_OPENINGS)
+            .flat_map(|c| c.split_whitespace())
+        {
+            words.remove(cue);
+        }
+        words
+    };
+    let words = about(&item.statement);
+    let again = h.tasks_open.iter().chain(&h.tasks_done).any(|t| {
+        let theirs = about(&t.statement);
+        let shared = words.intersection(&theirs).count();
+        shared * 5 >= words.len().max(theirs.len()) * 4
+    });
+    if again || words.is_empty() {
+        return false;
+    }
+    push(
+        if done {
+            &mut h.tasks_done
+        } else {
+            &mut h.tasks_open
+        },
+        MAX_TASKS,
+        item,
+    )
 }
 
 fn push(list: &mut Vec<Item>, max: usize, item: Item) -> bool {
@@ -187,7 +351,7 @@ fn push(list: &mut Vec<Item>, max: usize, item: Item) -> bool {
 }
 
 /// A task's statement without its marker.
-fn task(sentence: &str) -> Item {
+fn task(sentence: &str, turn: &Turn) -> Item {
     let mut text = sentence.trim();
     for marker in [
         "[x]", "[X]", "[ ]", "TODO:", "TODO", "todo:", "Done:", "done:", "DONE:",
@@ -200,6 +364,7 @@ fn task(sentence: &str) -> Item {
     Item {
         statement: text.to_string(),
         detail: String::new(),
+        day: turn.day.clone(),
     }
 }
 
@@ -267,7 +432,22 @@ fn split_code(text: &str) -> (String, Vec<Vec<String>>) {
 fn sentences(prose: &str) -> Vec<String> {
     let mut out = Vec::new();
     for line in prose.lines() {
-        let line = line.trim().trim_start_matches(['-', '*', '>', ' ']);
+        let line = line.trim();
+        // A table row means nothing without its header.
+        if line.starts_with('|') {
+            continue;
+        }
+        let line = line.trim_start_matches(['-', '*', '>', ' ']);
+        let line = match line.split_once(". ") {
+            Some((number, rest))
+                if !number.is_empty() && number.chars().all(|c| c.is_ascii_digit()) =>
+            {
+                rest
+            }
+            _ => line,
+        };
+        let plain = line.replace("**", "");
+        let line = plain.as_str();
         let mut start = 0;
         let chars: Vec<(usize, char)> = line.char_indices().collect();
         for (k, (at, c)) in chars.iter().enumerate() {
@@ -309,8 +489,15 @@ fn answered(turns: &[Turn], i: usize, question: &str) -> bool {
     else {
         return false;
     };
-    let said = content_words(&reply.text);
-    if !asked.is_empty() && asked.iter().filter(|w| said.contains(*w)).count() * 2 >= asked.len() {
+    let covers = |text: &str| {
+        let said = content_words(text);
+        !asked.is_empty() && asked.iter().filter(|w| said.contains(*w)).count() * 2 >= asked.len()
+    };
+    // Answered later in the conversation counts too.
+    if turns[i + 1..]
+        .iter()
+        .any(|t| t.speaker != turns[i].speaker && covers(&t.text))
+    {
         return true;
     }
     let lower = reply.text.to_lowercase();
@@ -331,9 +518,40 @@ fn confirmed(turns: &[Turn], i: usize) -> bool {
         })
 }
 
+/// Whether commands would be worth running again: not only looking
+/// (`ls`, `git status`…), and not a one-off — a command is one when it
+/// carries what belongs to one occasion: a path under `/tmp`, a commit or
+/// object id, a device serial, a line range, or a message of its own
+/// (`git commit -am "…"`).
 fn worth_a_playbook(steps: &str) -> bool {
-    let first = steps.split_whitespace().next().unwrap_or("");
-    steps.trim().len() >= 8 && !ONLY_LOOKS.contains(&first)
+    let mut words = steps.split_whitespace();
+    let first = words.next().unwrap_or("");
+    let second = words.next().unwrap_or("");
+    let looks = ONLY_LOOKS.contains(&first)
+        || (first == "git" && matches!(second, "status" | "log" | "diff" | "show"))
+        || (first == "sed" && second == "-n");
+    steps.trim().len() >= 8 && !looks && !one_off(steps)
+}
+
+fn one_off(steps: &str) -> bool {
+    let quoted_message = steps
+        .split(['"', '\''])
+        .skip(1)
+        .step_by(2)
+        .any(|q| q.split_whitespace().count() >= 3);
+    quoted_message
+        || steps.contains("/tmp/")
+        || steps.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| {
+            let hex_id = w.len() >= 7
+                && w.chars().all(|c| c.is_ascii_hexdigit())
+                && w.chars().any(|c| c.is_ascii_digit())
+                && w.chars().any(|c| c.is_ascii_alphabetic());
+            let serial = w.len() >= 8
+                && w.chars().any(|c| c.is_ascii_digit())
+                && w.chars().filter(|c| c.is_ascii_uppercase()).count() >= 2
+                && !w.chars().any(|c| c.is_ascii_lowercase());
+            hex_id || serial
+        })
 }
 
 /// A playbook's name: the program and its first argument.
@@ -362,17 +580,25 @@ fn absolute_path(sentence: &str) -> Option<String> {
 
 fn is_fact(sentence: &str) -> bool {
     let words: Vec<&str> = sentence.split_whitespace().collect();
-    if !(6..=60).contains(&words.len()) || sentence.ends_with('?') || sentence.ends_with('!') {
+    if !(4..=60).contains(&words.len()) || sentence.ends_with('?') || sentence.ends_with('!') {
         return false;
     }
     let has_number = sentence.chars().any(|c| c.is_ascii_digit());
+    // "389 tests", "248 transcripts": a count of something.
+    let counts_something = words.windows(2).any(|w| {
+        w[0].trim_matches(|c: char| !c.is_alphanumeric())
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == ',')
+            && w[0].chars().any(|c| c.is_ascii_digit())
+            && w[1].chars().next().is_some_and(char::is_lowercase)
+    });
     let names_something = words.iter().skip(1).any(|w| {
         let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '_');
         w.chars().next().is_some_and(char::is_uppercase) && w != "I"
             || w.contains('_')
             || (w.chars().any(|c| c.is_ascii_digit()) && w.chars().any(char::is_alphabetic))
     });
-    has_number && names_something
+    has_number && (names_something || counts_something)
 }
 
 #[cfg(test)]
@@ -452,6 +678,92 @@ mod tests {
         let h = extract(&c);
         assert!(h.questions.is_empty(), "{h:?}");
         assert!(h.playbooks.is_empty(), "{h:?}");
+    }
+
+    fn ran(command: &str, ok: bool) -> Turn {
+        Turn {
+            ran: Some(Ran {
+                command: command.into(),
+                ok,
+            }),
+            ..Turn::said("Assistant", "")
+        }
+    }
+
+    #[test]
+    fn a_playbook_is_a_command_that_worked_again_never_a_one_off() {
+        let c = conversation(vec![
+            Turn::said("User", "Make the tests pass."),
+            ran("cargo test --workspace", false),
+            ran("cargo test --workspace", true),
+            ran("cargo test --workspace", true),
+            ran("git commit -am \"fix the flaky geocoder test\"", true),
+            ran("git commit -am \"fix the flaky geocoder test\"", true),
+            ran("rm /tmp/atlas-build/cache.bin", true),
+            ran("rm /tmp/atlas-build/cache.bin", true),
+            ran("adb -s R58M42ABCDE install app.apk", true),
+            ran("adb -s R58M42ABCDE install app.apk", true),
+            ran("git show 3bb8701f", true),
+            ran("git show 3bb8701f", true),
+            ran("sed -n '272,340p' app.js", true),
+            ran("sed -n '272,340p' app.js", true),
+            ran("mkdir -p assets/pieces", true),
+        ]);
+        let h = extract(&c);
+        let steps: Vec<&str> = h.playbooks.iter().map(|p| p.steps.as_str()).collect();
+        assert_eq!(steps, ["cargo test --workspace"]);
+    }
+
+    #[test]
+    fn a_decision_carries_its_question_and_working_is_not_kept() {
+        let c = conversation(vec![
+            Turn::said("User", "The alarm fires late on Android 14."),
+            Turn::said("Assistant", "Let me look at the scheduler."),
+            Turn::said(
+                "Assistant",
+                "Doze defers inexact alarms. Should we use setExactAndAllowWhileIdle or inexactAllowWhileIdle?",
+            ),
+            Turn::said("User", "Let's go with inexactAllowWhileIdle."),
+            Turn::said(
+                "Assistant",
+                "Done. I need to check the manifest next. Want me to commit?",
+            ),
+            Turn::said(
+                "User",
+                "We should always run the alarm tests before a release.",
+            ),
+        ]);
+        let h = extract(&c);
+        assert_eq!(
+            h.decisions[0].statement,
+            "Let's go with inexactAllowWhileIdle."
+        );
+        assert_eq!(
+            h.decisions[0].detail,
+            "asked: Should we use setExactAndAllowWhileIdle or inexactAllowWhileIdle?"
+        );
+        assert_eq!(
+            h.decisions[1].statement,
+            "We should always run the alarm tests before a release."
+        );
+        // The agent's working ("Let me…", "I need to…") and its offers
+        // ("Want me to…?") are not items.
+        assert!(h.tasks_open.is_empty(), "{h:?}");
+        assert!(h.questions.is_empty(), "{h:?}");
+    }
+
+    #[test]
+    fn a_task_said_twice_is_one_task_and_a_dangling_sentence_is_none() {
+        let c = conversation(vec![
+            Turn::said(
+                "User",
+                "We need to rotate the API keys. Remember to rotate the API keys. On Android 14 that needs the…\nThe plan:",
+            ),
+            Turn::said("Assistant", "Noted."),
+        ]);
+        let h = extract(&c);
+        assert_eq!(h.tasks_open.len(), 1, "{h:?}");
+        assert!(h.facts.is_empty() && h.decisions.is_empty(), "{h:?}");
     }
 
     #[test]

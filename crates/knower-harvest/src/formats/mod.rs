@@ -390,6 +390,6 @@ pub(crate) fn headline(text: &str, max: usize) -> String {
 /// The file's name without its extension.
 pub(crate) fn stem(path: &Path) -> String {
     path.file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
+        .map(|s| crate::knowledge::escaped(&s.to_string_lossy()))
         .unwrap_or_else(|| "conversation".into())
 }

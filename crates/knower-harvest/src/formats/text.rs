@@ -1,6 +1,6 @@
 //! Plain `.md` and `.txt` files: one conversation. When its headings are
 //! its speakers (`## User (04:31 UTC)`, `# PROMPT`, `## Me`: two or more
-//! names, each heading more than one turn), each such heading starts a
+//! names, each heading more than one turn or carrying its time), each such heading starts a
 //! turn; else when its lines name their speakers (`Alice: …`, two or more
 //! of them, each more than once), each such line starts a turn; otherwise
 //! the whole file is one turn of `Text`. The day is the first date in the
@@ -34,6 +34,22 @@ pub fn read(path: &Path, text: &str) -> Read {
     read
 }
 
+/// A turn without the lines in which an exporter of agent sessions
+/// renders a tool call (`- **Used Read** on `x``, `- **Used Bash**: …`):
+/// they say what the agent looked at, not what anyone said.
+fn without_tool_lines(text: &str) -> String {
+    text.lines()
+        .filter(|line| {
+            let l = line.trim_start().trim_start_matches(['-', '*', ' ']);
+            !(l.starts_with("Used ")
+                && l.split_whitespace()
+                    .nth(1)
+                    .is_some_and(|w| w.ends_with("**") || w.ends_with("**:")))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// The first `YYYY-MM-DD` in a name.
 fn date_in(name: &str) -> Option<String> {
     (0..name.len().saturating_sub(9))
@@ -42,13 +58,23 @@ fn date_in(name: &str) -> Option<String> {
 }
 
 /// A heading's speaker: `## Name` or `## Name (time)`, a name of one to
-/// three words.
+/// three words; with whether the heading carries a time.
 fn heading_speaker(line: &str) -> Option<&str> {
+    heading(line).map(|(name, _)| name)
+}
+
+fn heading(line: &str) -> Option<(&str, bool)> {
     let rest = line.strip_prefix('#')?.trim_start_matches('#');
     let rest = rest.strip_prefix(' ')?.trim();
-    let name = match rest.find(" (") {
-        Some(at) if rest.ends_with(')') => &rest[..at],
-        _ => rest,
+    let (name, timed) = match rest.find(" (") {
+        Some(at) if rest.ends_with(')') => {
+            let when = &rest[at..];
+            (
+                &rest[..at],
+                when.contains(':') && when.chars().any(|c| c.is_ascii_digit()),
+            )
+        }
+        _ => (rest, false),
     };
     let name = name.trim_end_matches(':').trim();
     let plausible = !name.is_empty()
@@ -58,21 +84,25 @@ fn heading_speaker(line: &str) -> Option<&str> {
         && name
             .chars()
             .all(|c| c.is_alphanumeric() || matches!(c, ' ' | '.' | '\'' | '-' | '_'));
-    plausible.then_some(name)
+    plausible.then_some((name, timed))
 }
 
 fn headed(text: &str) -> Option<Vec<Turn>> {
-    let mut counts: HashMap<&str, usize> = HashMap::new();
+    // name → (headings, headings with a time)
+    let mut counts: HashMap<&str, (usize, usize)> = HashMap::new();
     let mut fenced = false;
     for line in text.lines() {
         fenced ^= line.trim_start().starts_with("```");
-        if !fenced && let Some(name) = heading_speaker(line) {
-            *counts.entry(name).or_default() += 1;
+        if !fenced && let Some((name, timed)) = heading(line) {
+            let count = counts.entry(name).or_default();
+            count.0 += 1;
+            count.1 += usize::from(timed);
         }
     }
+    // A log's turns are headings that repeat, or that carry their time.
     let regular: Vec<&str> = counts
         .iter()
-        .filter(|(_, n)| **n >= 2)
+        .filter(|(_, (n, timed))| *n >= 2 || *timed >= 1)
         .map(|(name, _)| *name)
         .collect();
     if regular.len() < 2 {
@@ -100,7 +130,11 @@ fn headed(text: &str) -> Option<Vec<Turn>> {
         }
     }
     for turn in &mut turns {
-        turn.text = turn.text.trim().to_string();
+        turn.text = super::noise::said(&without_tool_lines(&turn.text));
+    }
+    // What comes before the first speaker is the log's header.
+    if turns.first().is_some_and(|t| t.speaker == "Text") {
+        turns.remove(0);
     }
     turns.retain(|t| !t.text.is_empty());
     Some(turns)
