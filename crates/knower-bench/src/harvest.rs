@@ -98,6 +98,21 @@ pub fn run(args: &[String]) -> Result<(), String> {
         index.catch_up(&mut |_, _| {}).map_err(|e| e.to_string())?;
         knowledge.push((c.id.clone(), index, tokens));
     }
+    // All sessions into one vault, as a user harvests a folder of them.
+    let one_vault = vault(&work.join("one"))?;
+    let started = Instant::now();
+    let one = Harvester::new(one_vault, None)
+        .run(
+            std::slice::from_ref(&sources),
+            Options {
+                apply: true,
+                ..Options::default()
+            },
+            &mut |_, _| {},
+        )
+        .map_err(|e| e.to_string())?;
+    let one_time = started.elapsed();
+    assert_eq!(one.harvested, sessions);
     let raw_tokens: usize = conversations
         .iter()
         .flat_map(|c| &c.sessions)
@@ -192,6 +207,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "| harvest --apply | {:.1} s, {:.1} sessions/s |",
         harvest_time.as_secs_f64(),
         sessions as f64 / harvest_time.as_secs_f64()
+    );
+    println!(
+        "| harvest --apply, all {sessions} sessions into one vault | {:.1} s, {:.1} sessions/s |",
+        one_time.as_secs_f64(),
+        sessions as f64 / one_time.as_secs_f64()
     );
     println!(
         "| items kept | {added} ({kept_tokens} tokens of knowledge from {raw_tokens} tokens of sessions, {:.1}%) |",

@@ -17,7 +17,7 @@ use crate::items::{Counts, Harvested};
 use crate::knowledge::{self, DIGEST};
 use crate::ledger::{Entry, LEDGER, Ledger, Status};
 use crate::model::{self, MAX_HARVEST_SOURCE_BYTES};
-use crate::offline;
+use crate::{offline, projects};
 
 /// The actor the journal records for the harvest's changes.
 pub const ACTOR: &str = "harvest";
@@ -129,6 +129,22 @@ struct Source {
     /// Records of it that could not be read (each named in a warning):
     /// what they said is in no ledger entry, so reclaim keeps the file.
     skipped: usize,
+}
+
+/// How many harvested conversations are written as one change, and the
+/// longest they wait: one change per conversation made a harvest of 400
+/// small conversations spend most of its time committing.
+const WRITE_EVERY: usize = 100;
+const WRITE_AFTER: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// A conversation harvested and waiting to be written.
+struct Done {
+    sha256: String,
+    name: String,
+    path: String,
+    day: String,
+    project: Option<String>,
+    harvested: Harvested,
 }
 
 pub struct Harvester {
@@ -273,6 +289,10 @@ impl Harvester {
             .filter(|(_, p)| matches!(p.class, Class::ToHarvest | Class::TooLarge))
             .collect();
         let total = work.len();
+        let projects = projects::list(&self.vault);
+        // Harvested conversations wait here to be written together.
+        let mut pending: Vec<Done> = Vec::new();
+        let mut written = std::time::Instant::now();
         let mut done: Vec<String> = Vec::new();
         for (n, (conversation, planned)) in work.into_iter().enumerate() {
             // Two copies of one conversation in this run: the first does it.
@@ -338,50 +358,111 @@ impl Harvester {
                 }
             };
             let day = conversation.date.clone().unwrap_or_else(|| today.clone());
-            let source = knowledge::Source {
-                name: &conversation.name,
-                day: &day,
-            };
-            let sha = planned.sha256.clone();
-            let merged = self.vault.batch(&author, |batch| {
-                // Items first, the ledger last: a harvest killed half-way is
-                // not in the ledger and runs again, and its items already
-                // there are not added twice.
-                let counts = knowledge::merge(batch, &harvested, &source)?;
-                knowledge::regenerate(batch)?;
-                let mut ledger = Ledger::load(batch)?;
+            pending.push(Done {
+                sha256: planned.sha256.clone(),
+                name: conversation.name.clone(),
+                path: planned.path.clone(),
+                day,
+                project: projects::of(conversation, &projects).map(str::to_string),
+                harvested,
+            });
+            if pending.len() >= WRITE_EVERY || written.elapsed() >= WRITE_AFTER {
+                self.write(&mut pending, &at, report)?;
+                written = std::time::Instant::now();
+            }
+            progress(n + 1, total);
+        }
+        self.write(&mut pending, &at, report)?;
+        if self.llm.is_some() {
+            report.usage = Some(usage);
+        }
+        Ok(())
+    }
+
+    /// Writes the harvested conversations waiting in `pending` as one
+    /// change: their items, the digest once, their ledger entries. Items
+    /// first, the ledger last, in one batch: a harvest killed half-way has
+    /// none of them in the ledger and does them again, and their items
+    /// already there are not added twice.
+    fn write(
+        &self,
+        pending: &mut Vec<Done>,
+        at: &str,
+        report: &mut Report,
+    ) -> Result<(), HarvestError> {
+        if pending.is_empty() {
+            return Ok(());
+        }
+        let done = std::mem::take(pending);
+        let author = Author::new(
+            ACTOR,
+            match done.as_slice() {
+                [one] => format!("harvest “{}”", one.name),
+                [first, rest @ ..] => {
+                    format!(
+                        "harvest “{}” and {} more conversations",
+                        first.name,
+                        rest.len()
+                    )
+                }
+                [] => unreachable!(),
+            },
+        );
+        let entry = |d: &Done, status, items, error| Entry {
+            path: d.path.clone(),
+            name: d.name.clone(),
+            status,
+            at: at.to_string(),
+            items,
+            deleted: false,
+            error,
+        };
+        let merged = self.vault.batch(&author, |batch| {
+            let mut all = Vec::with_capacity(done.len());
+            for d in &done {
+                let source = knowledge::Source {
+                    name: &d.name,
+                    day: &d.day,
+                    project: d.project.as_deref(),
+                };
+                all.push(knowledge::merge(batch, &d.harvested, &source)?);
+            }
+            knowledge::regenerate(batch)?;
+            let mut ledger = Ledger::load(batch)?;
+            for (d, counts) in done.iter().zip(&all) {
                 ledger
                     .entries
-                    .insert(sha.clone(), entry(Status::Harvested, counts, None));
-                ledger.save(batch)?;
-                Ok(counts)
-            });
-            match merged {
-                Ok((counts, _)) => {
-                    report.harvested += 1;
+                    .insert(d.sha256.clone(), entry(d, Status::Harvested, *counts, None));
+            }
+            ledger.save(batch)?;
+            Ok(all)
+        });
+        match merged {
+            Ok((all, _)) => {
+                report.harvested += all.len();
+                for counts in all {
                     report.items += counts;
                 }
-                Err(e) => {
-                    // The disk refused (full, a file in the way…): stop here,
-                    // reclaim nothing, and say so in the ledger if it can.
+                Ok(())
+            }
+            Err(e) => {
+                // The disk refused (full, a file in the way…): stop here,
+                // reclaim nothing, and say so in the ledger if it can.
+                for d in &done {
                     let _ = self.record(
                         &author,
-                        &planned.sha256,
+                        &d.sha256,
                         entry(
+                            d,
                             Status::HarvestFailed,
                             Counts::default(),
                             Some(e.to_string()),
                         ),
                     );
-                    return Err(e.into());
                 }
+                Err(e.into())
             }
-            progress(n + 1, total);
         }
-        if self.llm.is_some() {
-            report.usage = Some(usage);
-        }
-        Ok(())
     }
 
     /// Writes one ledger entry as its own change.

@@ -19,6 +19,7 @@ pub mod knowledge;
 pub mod ledger;
 pub mod model;
 pub mod offline;
+pub mod projects;
 
 pub use conversation::{Conversation, Format, Turn};
 pub use harvest::{

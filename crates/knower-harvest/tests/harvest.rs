@@ -360,11 +360,17 @@ fn apply_merges_append_only_and_the_ledger_skips_repeats() {
         "{digest}"
     );
 
-    // One journal change per conversation, by the harvest, undoable.
+    // The conversations of a run are written together (up to 100, or 2
+    // seconds' worth, a change), by the harvest, undoable.
     let log = fx.vault.log().unwrap();
     let harvests: Vec<_> = log.iter().filter(|r| r.actor == "harvest").collect();
-    assert_eq!(harvests.len(), 4);
-    assert!(harvests[0].reason.starts_with("harvest “"));
+    assert_eq!(harvests.len(), 1);
+    assert!(
+        harvests[0].reason.starts_with("harvest “")
+            && harvests[0].reason.ends_with(" and 3 more conversations"),
+        "{}",
+        harvests[0].reason
+    );
 
     let ledger = fx.ledger();
     assert_eq!(ledger.entries.len(), 4);
