@@ -26,6 +26,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
         .filter(|w| w[0] == "--real")
         .map(|w| w[1].clone())
         .collect();
+    if let Some(at) = args.iter().position(|a| a == "--rss-of") {
+        let path = args.get(at + 1).ok_or("--rss-of needs a file")?;
+        return crate::harvest_big::measure(Path::new(path), args.iter().any(|a| a == "--apply"));
+    }
+    if args.iter().any(|a| a == "--big") {
+        return crate::harvest_big::run(crate::option(args, "--big", 200)?);
+    }
     if !real.is_empty() {
         return crate::harvest_real::run(&real, args.iter().any(|a| a == "--verbose"));
     }

@@ -22,6 +22,7 @@ mod garden;
 mod garden_web;
 mod graph;
 mod harvest;
+mod harvest_big;
 mod harvest_real;
 mod locomo;
 mod search_quality;
@@ -45,7 +46,7 @@ fn main() -> ExitCode {
         Some("harvest") => harvest::run(&args[1..]),
         Some("chat") => chat::run(&args[1..]),
         Some("garden") => garden::run(&args[1..]),
-        _ => Err("usage: knower-bench vault [--files N] [--writes N] [--dir PATH]\n       knower-bench agents [--notes N] [--updates N] [--verbose] [--every] [--sets NAME,NAME]\n       knower-bench server [--clients N] [--per-client N] [--notes N]\n       knower-bench graph [--entities N] [--rounds N]\n       knower-bench harvest [--items N] [--data PATH] | --real DIR [--real DIR]... [--verbose]\n       knower-bench chat [--conversations N] [--data PATH]\n       knower-bench garden [--max-cycles N] [--facts N] | [--web DIR]... [--cycles N]\n       knower-bench search [--only quality|speed] [--sweep] [--modes fast,vector,deep] [--chunk-chars N] [--files N] [--queries N] [--embed N] [--questions N] [--data PATH] [--dir PATH] [--smart DIR,DIR]".to_string()),
+        _ => Err("usage: knower-bench vault [--files N] [--writes N] [--dir PATH]\n       knower-bench agents [--notes N] [--updates N] [--verbose] [--every] [--sets NAME,NAME]\n       knower-bench server [--clients N] [--per-client N] [--notes N]\n       knower-bench graph [--entities N] [--rounds N]\n       knower-bench harvest [--items N] [--data PATH] | --real DIR [--real DIR]... [--verbose] | --big MB\n       knower-bench chat [--conversations N] [--data PATH]\n       knower-bench garden [--max-cycles N] [--facts N] | [--web DIR]... [--cycles N]\n       knower-bench search [--only quality|speed] [--sweep] [--modes fast,vector,deep] [--chunk-chars N] [--files N] [--queries N] [--embed N] [--questions N] [--data PATH] [--dir PATH] [--smart DIR,DIR]".to_string()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -2,7 +2,7 @@
 //! `knowledge/` → digest → ledger → (with `reclaim`) delete what the ledger
 //! proves harvested. Without `apply` nothing is written anywhere.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -12,7 +12,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::conversation::{Conversation, Format, hex};
-use crate::formats::{self, FormatError};
+use crate::formats;
 use crate::items::{Counts, Harvested};
 use crate::knowledge::{self, DIGEST};
 use crate::ledger::{Entry, LEDGER, Ledger, Status};
@@ -125,7 +125,8 @@ struct Source {
     /// The SHA-256 and size of the file as it was read.
     sha256: String,
     size: u64,
-    conversations: Vec<Conversation>,
+    /// The digests of its conversations that say something.
+    shas: Vec<String>,
     /// Records of it that could not be read (each named in a warning):
     /// what they said is in no ledger entry, so reclaim keeps the file.
     skipped: usize,
@@ -136,6 +137,22 @@ struct Source {
 /// small conversations spend most of its time committing.
 const WRITE_EVERY: usize = 100;
 const WRITE_AFTER: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// What one `--apply` carries from conversation to conversation.
+struct Run {
+    template: String,
+    today: String,
+    at: String,
+    usage: Usage,
+    projects: Vec<String>,
+    /// Harvested conversations waiting to be written together.
+    pending: Vec<Done>,
+    written: std::time::Instant,
+    /// The digests done in this run.
+    done: HashSet<String>,
+    /// The error that stopped the run.
+    failure: Option<HarvestError>,
+}
 
 /// A conversation harvested and waiting to be written.
 struct Done {
@@ -188,23 +205,19 @@ impl Harvester {
                     .into(),
             ));
         }
-        let (sources, unreadable, warnings) = scan(paths);
         let ledger = Ledger::parse(self.vault.read(LEDGER).ok().as_deref())
             .map_err(HarvestError::Invalid)?;
         let mut report = Report {
             engine: self.engine(),
             applied: options.apply,
-            sources: sources.len(),
-            tally: Tally {
-                unreadable: unreadable.len(),
-                ..Tally::default()
-            },
+            sources: 0,
+            tally: Tally::default(),
             bytes: 0,
             estimated_input_tokens: 0,
             estimated_model_calls: 0,
             conversations: Vec::new(),
-            unreadable,
-            warnings,
+            unreadable: Vec::new(),
+            warnings: Vec::new(),
             harvested: 0,
             items: Counts::default(),
             failed: Vec::new(),
@@ -214,49 +227,41 @@ impl Harvester {
             ledger: LEDGER,
             usage: None,
         };
-        let prompt_tokens = BUILT_IN_PROMPT.len() / 4;
-        for source in &sources {
-            for conversation in &source.conversations {
-                let size = conversation.size();
-                let sha256 = conversation.digest();
-                let class = if conversation.is_empty() {
-                    Class::Empty
-                } else if ledger.get(&sha256).is_some_and(|e| {
-                    matches!(e.status, Status::Harvested | Status::DeletedUnharvested)
-                }) {
-                    Class::AlreadyHarvested
-                } else if size > MAX_HARVEST_SOURCE_BYTES {
-                    Class::TooLarge
-                } else {
-                    Class::ToHarvest
-                };
-                match class {
-                    Class::ToHarvest => {
-                        report.tally.to_harvest += 1;
-                        report.bytes += size;
-                        if self.llm.is_some() && !options.no_harvest {
-                            report.estimated_input_tokens +=
-                                size.min(model::SUMMARIZE_THRESHOLD_BYTES) / 4 + prompt_tokens;
-                            report.estimated_model_calls += model::calls_for(size);
-                            if size > model::SUMMARIZE_THRESHOLD_BYTES {
-                                report.estimated_input_tokens += size / 4;
-                            }
-                        }
-                    }
-                    Class::AlreadyHarvested => report.tally.already_harvested += 1,
-                    Class::TooLarge => report.tally.too_large += 1,
-                    Class::Empty => report.tally.empty += 1,
+        // The plan is made as the sources are read, a conversation at a
+        // time; none is kept (apply reads the sources again), so memory
+        // does not grow with what is read.
+        let mut sources = Vec::new();
+        for (path, named) in files(paths, &mut report.unreadable) {
+            let mut shas = Vec::new();
+            let read = formats::each(&path, &mut |conversation| {
+                let planned = self.plan(&conversation, &ledger, options, &mut report);
+                if planned.class != Class::Empty {
+                    shas.push(planned.sha256.clone());
                 }
-                report.conversations.push(Planned {
-                    name: conversation.name.clone(),
-                    path: conversation.location(),
-                    format: conversation.format,
-                    class,
-                    bytes: size,
-                    sha256,
-                });
+                report.conversations.push(planned);
+            });
+            match read {
+                Ok(read) => {
+                    let skipped = read.warnings.len();
+                    report.warnings.extend(read.warnings);
+                    let size = std::fs::metadata(&path).map_or(0, |m| m.len());
+                    sources.push(Source {
+                        path,
+                        sha256: read.sha256,
+                        size,
+                        shas,
+                        skipped,
+                    });
+                }
+                Err(e) => report.unreadable.push(Unreadable {
+                    path: path.display().to_string(),
+                    error: e.to_string(),
+                    given: named,
+                }),
             }
         }
+        report.sources = sources.len();
+        report.tally.unreadable = report.unreadable.len();
         if options.apply || options.no_harvest {
             self.apply(&sources, &mut report, options, progress)?;
         }
@@ -269,6 +274,58 @@ impl Harvester {
         Ok(report)
     }
 
+    /// What is to be done with one conversation, counted in the report.
+    fn plan(
+        &self,
+        conversation: &Conversation,
+        ledger: &Ledger,
+        options: Options,
+        report: &mut Report,
+    ) -> Planned {
+        let size = conversation.size();
+        let sha256 = conversation.digest();
+        let class = if conversation.is_empty() {
+            Class::Empty
+        } else if ledger
+            .get(&sha256)
+            .is_some_and(|e| matches!(e.status, Status::Harvested | Status::DeletedUnharvested))
+        {
+            Class::AlreadyHarvested
+        } else if size > MAX_HARVEST_SOURCE_BYTES {
+            Class::TooLarge
+        } else {
+            Class::ToHarvest
+        };
+        match class {
+            Class::ToHarvest => {
+                report.tally.to_harvest += 1;
+                report.bytes += size;
+                if self.llm.is_some() && !options.no_harvest {
+                    let prompt_tokens = BUILT_IN_PROMPT.len() / 4;
+                    report.estimated_input_tokens +=
+                        size.min(model::SUMMARIZE_THRESHOLD_BYTES) / 4 + prompt_tokens;
+                    report.estimated_model_calls += model::calls_for(size);
+                    if size > model::SUMMARIZE_THRESHOLD_BYTES {
+                        report.estimated_input_tokens += size / 4;
+                    }
+                }
+            }
+            Class::AlreadyHarvested => report.tally.already_harvested += 1,
+            Class::TooLarge => report.tally.too_large += 1,
+            Class::Empty => report.tally.empty += 1,
+        }
+        Planned {
+            name: conversation.name.clone(),
+            path: conversation.location(),
+            format: conversation.format,
+            class,
+            bytes: size,
+            sha256,
+        }
+    }
+
+    /// Does the plan: reads each source with work in it again, a
+    /// conversation at a time, and harvests those the plan says to.
     fn apply(
         &self,
         sources: &[Source],
@@ -276,105 +333,135 @@ impl Harvester {
         options: Options,
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<(), HarvestError> {
-        let template = knower_agents::prompt(&self.vault, PROMPT, BUILT_IN_PROMPT).text;
-        let today = jiff::Zoned::now().strftime("%Y-%m-%d").to_string();
-        let at = jiff::Timestamp::now().to_string();
-        let mut usage = Usage::default();
-        // The plan lists the conversations in the order the sources hold them.
-        let all: Vec<&Conversation> = sources.iter().flat_map(|s| &s.conversations).collect();
-        let plan = report.conversations.clone();
-        let work: Vec<(&Conversation, &Planned)> = all
-            .into_iter()
-            .zip(plan.iter())
-            .filter(|(_, p)| matches!(p.class, Class::ToHarvest | Class::TooLarge))
+        let work: HashSet<String> = report
+            .conversations
+            .iter()
+            .filter(|p| matches!(p.class, Class::ToHarvest | Class::TooLarge))
+            .map(|p| p.sha256.clone())
             .collect();
         let total = work.len();
-        let projects = projects::list(&self.vault);
-        // Harvested conversations wait here to be written together.
-        let mut pending: Vec<Done> = Vec::new();
-        let mut written = std::time::Instant::now();
-        let mut done: Vec<String> = Vec::new();
-        for (n, (conversation, planned)) in work.into_iter().enumerate() {
-            // Two copies of one conversation in this run: the first does it.
-            if done.contains(&planned.sha256) {
-                progress(n + 1, total);
+        let mut run = Run {
+            template: knower_agents::prompt(&self.vault, PROMPT, BUILT_IN_PROMPT).text,
+            today: jiff::Zoned::now().strftime("%Y-%m-%d").to_string(),
+            at: jiff::Timestamp::now().to_string(),
+            usage: Usage::default(),
+            projects: projects::list(&self.vault),
+            pending: Vec::new(),
+            written: std::time::Instant::now(),
+            done: HashSet::new(),
+            failure: None,
+        };
+        for source in sources {
+            if !source.shas.iter().any(|sha| work.contains(sha)) {
                 continue;
             }
-            done.push(planned.sha256.clone());
-            let entry = |status, items, error| Entry {
-                path: planned.path.clone(),
-                name: conversation.name.clone(),
-                status,
-                at: at.clone(),
-                items,
-                deleted: false,
-                error,
-            };
-            let author = Author::new(ACTOR, format!("harvest “{}”", conversation.name));
-            if planned.class == Class::TooLarge {
-                self.record(
-                    &author,
-                    &planned.sha256,
-                    entry(Status::TooLarge, Counts::default(), None),
-                )?;
-                progress(n + 1, total);
-                continue;
-            }
-            if options.no_harvest {
-                self.record(
-                    &author,
-                    &planned.sha256,
-                    entry(Status::DeletedUnharvested, Counts::default(), None),
-                )?;
-                progress(n + 1, total);
-                continue;
-            }
-            let extracted: Result<Harvested, String> = match &self.llm {
-                None => Ok(offline::extract(conversation)),
-                Some(llm) => model::harvest(
-                    llm,
-                    &template,
-                    &conversation.name,
-                    &conversation.text(),
-                    &mut usage,
-                )
-                .map_err(|e| e.to_string()),
-            };
-            let harvested = match extracted {
-                Ok(harvested) => harvested,
-                Err(error) => {
-                    report.failed.push(Failed {
-                        name: conversation.name.clone(),
-                        path: planned.path.clone(),
-                        error: error.clone(),
-                    });
-                    self.record(
-                        &author,
-                        &planned.sha256,
-                        entry(Status::HarvestFailed, Counts::default(), Some(error)),
-                    )?;
-                    progress(n + 1, total);
-                    continue;
+            let read = formats::each(&source.path, &mut |conversation| {
+                let sha256 = conversation.digest();
+                // Two copies of one conversation in this run: the first
+                // does it; a conversation the plan did not see (the file
+                // changed since) waits for the next run.
+                if run.failure.is_some()
+                    || !work.contains(&sha256)
+                    || !run.done.insert(sha256.clone())
+                {
+                    return;
                 }
-            };
-            let day = conversation.date.clone().unwrap_or_else(|| today.clone());
-            pending.push(Done {
-                sha256: planned.sha256.clone(),
-                name: conversation.name.clone(),
-                path: planned.path.clone(),
-                day,
-                project: projects::of(conversation, &projects).map(str::to_string),
-                harvested,
+                if let Err(e) = self.one(&conversation, sha256, options, &mut run, report) {
+                    run.failure = Some(e);
+                }
+                progress(run.done.len(), total);
             });
-            if pending.len() >= WRITE_EVERY || written.elapsed() >= WRITE_AFTER {
-                self.write(&mut pending, &at, report)?;
-                written = std::time::Instant::now();
+            if let Err(e) = read {
+                report
+                    .warnings
+                    .push(format!("{e} (it was read a moment ago; not harvested)"));
             }
-            progress(n + 1, total);
+            if let Some(e) = run.failure.take() {
+                return Err(e);
+            }
         }
-        self.write(&mut pending, &at, report)?;
+        self.write(&mut run.pending, &run.at, report)?;
         if self.llm.is_some() {
-            report.usage = Some(usage);
+            report.usage = Some(run.usage);
+        }
+        Ok(())
+    }
+
+    /// Harvests one conversation of the plan into `run.pending`, writing
+    /// what waits there when it is time.
+    fn one(
+        &self,
+        conversation: &Conversation,
+        sha256: String,
+        options: Options,
+        run: &mut Run,
+        report: &mut Report,
+    ) -> Result<(), HarvestError> {
+        let path = conversation.location();
+        let entry = |status, items, error| Entry {
+            path: path.clone(),
+            name: conversation.name.clone(),
+            status,
+            at: run.at.clone(),
+            items,
+            deleted: false,
+            error,
+        };
+        let author = Author::new(ACTOR, format!("harvest “{}”", conversation.name));
+        if conversation.size() > MAX_HARVEST_SOURCE_BYTES {
+            return self.record(
+                &author,
+                &sha256,
+                entry(Status::TooLarge, Counts::default(), None),
+            );
+        }
+        if options.no_harvest {
+            return self.record(
+                &author,
+                &sha256,
+                entry(Status::DeletedUnharvested, Counts::default(), None),
+            );
+        }
+        let extracted: Result<Harvested, String> = match &self.llm {
+            None => Ok(offline::extract(conversation)),
+            Some(llm) => model::harvest(
+                llm,
+                &run.template,
+                &conversation.name,
+                &conversation.text(),
+                &mut run.usage,
+            )
+            .map_err(|e| e.to_string()),
+        };
+        let harvested = match extracted {
+            Ok(harvested) => harvested,
+            Err(error) => {
+                report.failed.push(Failed {
+                    name: conversation.name.clone(),
+                    path: path.clone(),
+                    error: error.clone(),
+                });
+                return self.record(
+                    &author,
+                    &sha256,
+                    entry(Status::HarvestFailed, Counts::default(), Some(error)),
+                );
+            }
+        };
+        run.pending.push(Done {
+            sha256,
+            name: conversation.name.clone(),
+            path: path.clone(),
+            day: conversation
+                .date
+                .clone()
+                .unwrap_or_else(|| run.today.clone()),
+            project: projects::of(conversation, &run.projects).map(str::to_string),
+            harvested,
+        });
+        if run.pending.len() >= WRITE_EVERY || run.written.elapsed() >= WRITE_AFTER {
+            self.write(&mut run.pending, &run.at, report)?;
+            run.written = std::time::Instant::now();
         }
         Ok(())
     }
@@ -418,15 +505,18 @@ impl Harvester {
             error,
         };
         let merged = self.vault.batch(&author, |batch| {
-            let mut all = Vec::with_capacity(done.len());
-            for d in &done {
-                let source = knowledge::Source {
-                    name: &d.name,
-                    day: &d.day,
-                    project: d.project.as_deref(),
-                };
-                all.push(knowledge::merge(batch, &d.harvested, &source)?);
-            }
+            let sources: Vec<_> = done
+                .iter()
+                .map(|d| {
+                    let source = knowledge::Source {
+                        name: &d.name,
+                        day: &d.day,
+                        project: d.project.as_deref(),
+                    };
+                    (&d.harvested, source)
+                })
+                .collect();
+            let all = knowledge::merge(batch, &sources)?;
             knowledge::regenerate(batch)?;
             let mut ledger = Ledger::load(batch)?;
             for (d, counts) in done.iter().zip(&all) {
@@ -489,12 +579,7 @@ impl Harvester {
             .map_err(HarvestError::Invalid)?;
         let mut deleted: BTreeMap<String, ()> = BTreeMap::new();
         for source in sources {
-            let shas: Vec<String> = source
-                .conversations
-                .iter()
-                .filter(|c| !c.is_empty())
-                .map(Conversation::digest)
-                .collect();
+            let shas = source.shas.clone();
             let proven = !shas.is_empty()
                 && shas.iter().all(|sha| {
                     ledger.get(sha).is_some_and(|e| {
@@ -569,69 +654,37 @@ impl Harvester {
     }
 }
 
-/// Reads every source under `paths`: the conversations found, the files
-/// that could not be read, and the records skipped.
-fn scan(paths: &[PathBuf]) -> (Vec<Source>, Vec<Unreadable>, Vec<String>) {
-    let mut sources = Vec::new();
-    let mut unreadable = Vec::new();
-    let mut warnings = Vec::new();
+/// The files under `paths` (files given, and the sources found walking the
+/// folders given), each with whether the user named it; folders that
+/// cannot be walked go to `unreadable`.
+fn files(paths: &[PathBuf], unreadable: &mut Vec<Unreadable>) -> Vec<(PathBuf, bool)> {
+    let mut out = Vec::new();
     for given in paths {
-        let files: Vec<(PathBuf, bool)> = if given.is_dir() {
-            walkdir::WalkDir::new(given)
-                .follow_links(false)
-                .sort_by_file_name()
-                .into_iter()
-                .filter_map(|entry| match entry {
-                    Ok(entry) => Some(entry),
-                    Err(e) => {
-                        unreadable.push(Unreadable {
-                            path: e.path().map_or_else(
-                                || given.display().to_string(),
-                                |p| p.display().to_string(),
-                            ),
-                            error: e.to_string(),
-                            given: false,
-                        });
-                        None
+        if !given.is_dir() {
+            out.push((given.clone(), true));
+            continue;
+        }
+        for entry in walkdir::WalkDir::new(given)
+            .follow_links(false)
+            .sort_by_file_name()
+        {
+            match entry {
+                Ok(entry) => {
+                    if entry.file_type().is_file() && formats::looks_like_a_source(entry.path()) {
+                        out.push((entry.into_path(), false));
                     }
-                })
-                .filter(|entry| {
-                    entry.file_type().is_file() && formats::looks_like_a_source(entry.path())
-                })
-                .map(|entry| (entry.into_path(), false))
-                .collect()
-        } else {
-            vec![(given.clone(), true)]
-        };
-        for (path, named) in files {
-            match read_source(&path) {
-                Ok(read) => {
-                    let skipped = read.warnings.len();
-                    warnings.extend(read.warnings);
-                    let size = std::fs::metadata(&path).map_or(0, |m| m.len());
-                    sources.push(Source {
-                        path,
-                        sha256: read.sha256,
-                        size,
-                        conversations: read.conversations,
-                        skipped,
-                    });
                 }
-                Err(error) => unreadable.push(Unreadable {
-                    path: path.display().to_string(),
-                    error,
-                    given: named,
+                Err(e) => unreadable.push(Unreadable {
+                    path: e
+                        .path()
+                        .map_or_else(|| given.display().to_string(), |p| p.display().to_string()),
+                    error: e.to_string(),
+                    given: false,
                 }),
             }
         }
     }
-    (sources, unreadable, warnings)
-}
-
-fn read_source(path: &Path) -> Result<formats::Read, String> {
-    formats::read(path).map_err(|e| match e {
-        FormatError::Unknown { .. } | FormatError::Unreadable { .. } => e.to_string(),
-    })
+    out
 }
 
 /// The SHA-256 of a file's bytes, read a buffer at a time.

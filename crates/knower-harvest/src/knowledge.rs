@@ -107,70 +107,94 @@ pub struct Source<'a> {
     pub project: Option<&'a str>,
 }
 
-pub fn merge(batch: &mut Batch, harvested: &Harvested, source: &Source) -> Result<Counts, Error> {
-    let mut counts = Counts::default();
-    let line = |text: String| {
-        format!(
-            "- {text} {}",
-            provenance(source.name, source.day, source.project)
-        )
-    };
-    let item = |item: &Item| {
-        let day = item.day.as_deref().unwrap_or(source.day);
-        format!(
-            "- {} {}",
-            bullet(item),
-            provenance(source.name, day, source.project)
-        )
-    };
-    let mut facts: Vec<String> = harvested.facts.iter().map(item).collect();
-    // File notes whose file can no longer be found survive as facts.
-    for note in &harvested.files {
-        match resolve(&note.path) {
-            Some((id, path)) => {
-                if add_file_note(batch, &id, &path, &line(note.note.clone()))? {
-                    counts.files += 1;
+/// Appends the items of harvested conversations to the category files
+/// (inside `batch`, so they are one journal change), skipping any already
+/// there; per-file notes go to `knowledge/files/`. Each file is read and
+/// written once for all of them. Returns what each conversation added.
+pub fn merge(
+    batch: &mut Batch,
+    conversations: &[(&Harvested, Source)],
+) -> Result<Vec<Counts>, Error> {
+    let mut counts = vec![Counts::default(); conversations.len()];
+    // (conversation, line) for each category.
+    let mut facts = Vec::new();
+    let mut decisions = Vec::new();
+    let mut questions = Vec::new();
+    let mut playbooks = Vec::new();
+    let mut open = Vec::new();
+    let mut done = Vec::new();
+    for (n, (harvested, source)) in conversations.iter().enumerate() {
+        let line = |text: String| {
+            format!(
+                "- {text} {}",
+                provenance(source.name, source.day, source.project)
+            )
+        };
+        let item = |item: &Item| {
+            let day = item.day.as_deref().unwrap_or(source.day);
+            (
+                n,
+                format!(
+                    "- {} {}",
+                    bullet(item),
+                    provenance(source.name, day, source.project)
+                ),
+            )
+        };
+        facts.extend(harvested.facts.iter().map(item));
+        // File notes whose file can no longer be found survive as facts.
+        for note in &harvested.files {
+            match resolve(&note.path) {
+                Some((id, path)) => {
+                    if add_file_note(batch, &id, &path, &line(note.note.clone()))? {
+                        counts[n].files += 1;
+                    }
                 }
+                None if note.path.is_empty() => facts.push((n, line(note.note.clone()))),
+                None => facts.push((n, line(format!("{}: {}", escaped(&note.path), note.note)))),
             }
-            None if note.path.is_empty() => facts.push(line(note.note.clone())),
-            None => facts.push(line(format!("{}: {}", escaped(&note.path), note.note))),
         }
+        decisions.extend(harvested.decisions.iter().map(item));
+        questions.extend(harvested.questions.iter().map(item));
+        playbooks.extend(
+            harvested
+                .playbooks
+                .iter()
+                .map(|p| (n, line(format!("**{}**: {}", p.name, p.steps)))),
+        );
+        open.extend(harvested.tasks_open.iter().map(item));
+        done.extend(harvested.tasks_done.iter().map(item));
     }
-    counts.facts = append(batch, FACTS, None, facts.into_iter())?;
-    counts.decisions = append(batch, DECISIONS, None, harvested.decisions.iter().map(item))?;
-    counts.questions = append(batch, QUESTIONS, None, harvested.questions.iter().map(item))?;
-    counts.playbooks = append(
-        batch,
-        PLAYBOOKS,
-        None,
-        harvested
-            .playbooks
-            .iter()
-            .map(|p| line(format!("**{}**: {}", p.name, p.steps))),
-    )?;
-    counts.tasks_open = append(
-        batch,
-        TASKS,
-        Some("## Open"),
-        harvested.tasks_open.iter().map(item),
-    )?;
-    counts.tasks_done = append(
-        batch,
-        TASKS,
-        Some("## Done"),
-        harvested.tasks_done.iter().map(item),
-    )?;
+    for n in append(batch, FACTS, None, facts)? {
+        counts[n].facts += 1;
+    }
+    for n in append(batch, DECISIONS, None, decisions)? {
+        counts[n].decisions += 1;
+    }
+    for n in append(batch, QUESTIONS, None, questions)? {
+        counts[n].questions += 1;
+    }
+    for n in append(batch, PLAYBOOKS, None, playbooks)? {
+        counts[n].playbooks += 1;
+    }
+    for n in append(batch, TASKS, Some("## Open"), open)? {
+        counts[n].tasks_open += 1;
+    }
+    for n in append(batch, TASKS, Some("## Done"), done)? {
+        counts[n].tasks_done += 1;
+    }
     Ok(counts)
 }
 
 /// Adds `lines` to the file (to the end of `section` when given), each
-/// unless an equal item is already there. Returns how many were added.
+/// unless an equal item is already there. Returns the tag of each line
+/// added.
 fn append(
     batch: &mut Batch,
     path: &str,
     section: Option<&str>,
-    lines: impl Iterator<Item = String>,
-) -> Result<usize, Error> {
+    lines: Vec<(usize, String)>,
+) -> Result<Vec<usize>, Error> {
     let template = CATEGORIES
         .iter()
         .find(|(p, _)| *p == path)
@@ -199,16 +223,19 @@ fn append_into(
     mut text: String,
     start: usize,
     end: usize,
-    lines: impl Iterator<Item = String>,
-) -> Result<usize, Error> {
+    lines: Vec<(usize, String)>,
+) -> Result<Vec<usize>, Error> {
     let mut seen: HashSet<String> = text[start..end]
         .lines()
         .filter(|l| l.trim_start().starts_with("- "))
         .map(normalize)
         .collect();
-    let new: Vec<String> = lines.filter(|l| seen.insert(normalize(l))).collect();
+    let (tags, new): (Vec<usize>, Vec<String>) = lines
+        .into_iter()
+        .filter(|(_, l)| seen.insert(normalize(l)))
+        .unzip();
     if new.is_empty() {
-        return Ok(0);
+        return Ok(tags);
     }
     // After the section's last non-blank line (and its line break), so
     // the blank line before the next heading stays where it is.
@@ -240,7 +267,7 @@ fn append_into(
     }
     text.insert_str(at, &block);
     batch.write(path, &text)?;
-    Ok(new.len())
+    Ok(tags)
 }
 
 /// Where the text after the frontmatter starts, and each `## ` section as
@@ -331,8 +358,10 @@ fn add_file_note(batch: &mut Batch, id: &str, path: &str, line: &str) -> Result<
         text,
         start.min(len),
         len,
-        std::iter::once(line.to_string()),
-    )? == 1)
+        vec![(0, line.to_string())],
+    )?
+    .len()
+        == 1)
 }
 
 /// The bullets of a category file (or of one of its sections), in file

@@ -14,9 +14,13 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::{FormatError, Read, chatgpt, claude_ai, gemini};
-use crate::conversation::Kept;
+use crate::conversation::{Conversation, Kept};
 
-pub fn read(path: &Path, file: std::fs::File) -> Result<Read, FormatError> {
+pub fn read(
+    path: &Path,
+    file: std::fs::File,
+    each: &mut dyn FnMut(Conversation),
+) -> Result<Read, FormatError> {
     let mut input = Hashing {
         inner: BufReader::with_capacity(64 * 1024, file),
         hasher: Sha256::new(),
@@ -29,6 +33,7 @@ pub fn read(path: &Path, file: std::fs::File) -> Result<Read, FormatError> {
             path,
             read: &mut read,
             unknown: &mut unknown,
+            each,
         });
         visited.and_then(|()| json.end())
     };
@@ -74,6 +79,8 @@ struct Export<'a> {
     path: &'a Path,
     read: &'a mut Read,
     unknown: &'a mut Option<String>,
+    /// Where each conversation goes as soon as it is read.
+    each: &'a mut dyn FnMut(Conversation),
 }
 
 enum List {
@@ -105,8 +112,14 @@ impl<'de> Visitor<'de> for Export<'_> {
                 }
             });
             match kind {
-                Some(List::ChatGpt) => chatgpt::read_one(self.path, i, &element, self.read),
-                Some(List::ClaudeAi) => claude_ai::read_one(self.path, i, &element, self.read),
+                Some(List::ChatGpt) => {
+                    chatgpt::read_one(self.path, i, &element, self.read);
+                    self.read.conversations.drain(..).for_each(&mut *self.each);
+                }
+                Some(List::ClaudeAi) => {
+                    claude_ai::read_one(self.path, i, &element, self.read);
+                    self.read.conversations.drain(..).for_each(&mut *self.each);
+                }
                 Some(List::Checkpoint(kept)) => gemini::checkpoint_turn(&element, kept),
                 None => {
                     *self.unknown = Some(format!(

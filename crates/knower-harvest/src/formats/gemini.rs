@@ -7,7 +7,8 @@
 //! (`checkpoint-<tag>.json`, the model's history: `[{role: user|model,
 //! parts: [{text} | {functionCall} | {functionResponse}]}]`). Only what
 //! the user and the model said is read: tool calls and their responses,
-//! thoughts, and the CLI's `info`/`error` lines are not.
+//! thoughts, the CLI's `info`/`error` lines and the setup context it opens
+//! a checkpoint's history with are not.
 
 use std::path::Path;
 
@@ -77,6 +78,11 @@ fn message_into(message: &Value, kept: &mut Kept) {
     kept.say(speaker, &noise::said(&text), id, day);
 }
 
+/// The context the CLI opens every history with, as a user turn, and the
+/// model's acknowledgement of it: the tool's setup, not the conversation.
+const SETUP: &str = "This is the Gemini CLI. We are setting up the context";
+const SETUP_ACK: &str = "Got it. Thanks for the context!";
+
 /// One element of a checkpoint's history.
 pub fn checkpoint_turn(content: &Value, kept: &mut Kept) {
     let speaker = match content.get("role").and_then(Value::as_str) {
@@ -86,6 +92,9 @@ pub fn checkpoint_turn(content: &Value, kept: &mut Kept) {
     };
     let parts = content.get("parts").and_then(Value::as_array);
     let text = parts_text(parts.map_or(&[][..], Vec::as_slice));
+    if text.starts_with(SETUP) || text.trim() == SETUP_ACK {
+        return;
+    }
     kept.say(speaker, &noise::said(&text), None, None);
 }
 

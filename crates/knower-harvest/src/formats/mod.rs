@@ -68,6 +68,24 @@ pub const MAX_TEXT_BYTES: u64 = 16 * 1024 * 1024;
 /// conversation at a time, and each conversation keeps at most
 /// [`crate::conversation::KEPT_BYTES`] of text.
 pub fn read(path: &Path) -> Result<Read, FormatError> {
+    let mut conversations = Vec::new();
+    let mut read = each(path, &mut |c| conversations.push(c))?;
+    read.conversations = conversations;
+    Ok(read)
+}
+
+/// Reads the file at `path` as [`read`] does, handing each conversation to
+/// `each` as soon as it is read (an export's conversations one by one) and
+/// keeping none: what comes back has the warnings and the file's hash.
+pub fn each(path: &Path, each: &mut dyn FnMut(Conversation)) -> Result<Read, FormatError> {
+    let mut read = whole(path, each)?;
+    for conversation in read.conversations.drain(..) {
+        each(conversation);
+    }
+    Ok(read)
+}
+
+fn whole(path: &Path, each: &mut dyn FnMut(Conversation)) -> Result<Read, FormatError> {
     let name = path.display().to_string();
     let unreadable = |detail: String| FormatError::Unreadable {
         path: name.clone(),
@@ -122,7 +140,7 @@ pub fn read(path: &Path) -> Result<Read, FormatError> {
             read.sha256 = crate::sha256(&bytes);
             Ok(read)
         }
-        "json" => exports::read(path, file),
+        "json" => exports::read(path, file, each),
         other => Err(FormatError::Unknown {
             path: name,
             detail: format!(
