@@ -426,6 +426,72 @@ fn a_model_harvests_with_the_prompt_and_repeats_cost_no_call() {
 }
 
 #[test]
+fn the_models_prompt_states_each_rule_and_its_items_are_what_lands() {
+    let fx = Fixture::new();
+    fx.vault
+        .write(
+            "projects/atlas/description.md",
+            "# Atlas\n",
+            &Author::new("test", "project"),
+        )
+        .unwrap();
+    let reply = json!({
+        "facts": [{"statement": "Atlas's geocoder pool holds 32 connections.", "detail": ""}],
+        "decisions": [{"statement": "Raise the geocoder pool to 32 connections",
+                       "detail": "asked: what pool size stops the timeouts under load?"}],
+        "tasks_done": [], "tasks_open": [{"statement": "Load-test the geocoder again", "detail": ""}],
+        "questions": [{"statement": "Does the reporting job need its own pool?", "detail": ""}],
+        "playbooks": [{"name": "Geocoder tests", "steps": "cargo test -p geocoder --release"}],
+        "files": []
+    });
+    let server = ScriptedServer::start(
+        Protocol::OpenAiChat,
+        vec![Step::json(openai::text(&reply.to_string()))],
+    );
+    let code = fx.sources.join("claude-code");
+    let report = fx
+        .with_model(&server)
+        .run(std::slice::from_ref(&code), apply(), &mut none)
+        .unwrap();
+    assert_eq!(report.harvested, 1, "{:?}", report.failed);
+    let prompt = server.requests()[0].body["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    for rule in [
+        "a symptom that was later fixed",
+        "A decision carries what was being decided",
+        "Each task once",
+        "nobody answered. Keep them",
+        "parametrised",
+        "A one-off command",
+        "<task-notification>",
+        "never a sentence cut off",
+    ] {
+        assert!(prompt.contains(rule), "the prompt says: {rule}");
+    }
+    // What lands is the model's, each item with the conversation's day and
+    // the project of the session's folder (`/home/ana/src/atlas`).
+    let decisions = fx.read("knowledge/decisions.md");
+    assert!(
+        decisions.contains(
+            "- Raise the geocoder pool to 32 connections — asked: what pool size stops the timeouts under load? [from: Atlas geocoder pool tuning, 2026-10-02, [[projects/atlas]]]"
+        ),
+        "{decisions}"
+    );
+    assert!(
+        fx.read("knowledge/questions.md")
+            .contains("Does the reporting job need its own pool?")
+    );
+    assert!(
+        fx.read("knowledge/playbooks.md")
+            .contains("**Geocoder tests**: cargo test -p geocoder --release")
+    );
+}
+
+#[test]
 fn invalid_json_is_retried_once_with_the_suffix_then_kept_as_failed() {
     let fx = Fixture::new();
     let server = ScriptedServer::start(
