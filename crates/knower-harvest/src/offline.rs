@@ -1,9 +1,10 @@
 //! The offline engine's harvest: stated rules, no model. It says so in
 //! every report.
 //!
-//! What is read: the person's turns, and of an assistant's turns only its
-//! last before the person speaks again (an agent's earlier messages are
-//! its working). Sentences that do not stand alone — ending in `:`, `…` or
+//! What is read: the person's turns, and of an assistant's turns its last
+//! before the person speaks again (an agent's earlier messages are its
+//! working: they give only facts, after those of its conclusions, while
+//! room is left). Sentences that do not stand alone — ending in `:`, `…` or
 //! a dash — and table rows (meaningless without their header) are never
 //! items; neither is an assistant's narration of its own work ("Let me…",
 //! "Now…", "I'll…", "I need to…").
@@ -182,7 +183,8 @@ pub fn extract(conversation: &Conversation) -> Harvested {
         }
         let machine = turn.speaker == "Assistant";
         // An agent's messages before its last one of a round are its
-        // working; what it concluded is in the last.
+        // working; what it concluded is in the last. What it found while
+        // working may still be a fact: those come after, if room is left.
         if machine && !concluding[i] {
             continue;
         }
@@ -247,6 +249,31 @@ pub fn extract(conversation: &Conversation) -> Harvested {
                 false
             };
             if taken {
+                used.insert(lower);
+            }
+        }
+    }
+    for (i, turn) in turns.iter().enumerate() {
+        if turn.speaker != "Assistant" || concluding[i] {
+            continue;
+        }
+        let (prose, _) = split_code(&turn.text);
+        for sentence in sentences(&prose) {
+            let lower = sentence.to_lowercase();
+            if used.contains(&lower)
+                || dangling(&sentence)
+                || NARRATION.iter().any(|n| lower.starts_with(n))
+                || sentence.ends_with('?')
+                || !is_fact(&sentence)
+            {
+                continue;
+            }
+            let item = Item {
+                statement: sentence.clone(),
+                detail: String::new(),
+                day: turn.day.clone(),
+            };
+            if push(&mut h.facts, MAX_FACTS, item) {
                 used.insert(lower);
             }
         }
