@@ -1,14 +1,15 @@
 //! Knower's harvest (seed 002): the user's past conversations become
 //! durable knowledge in the vault's `knowledge/` folder.
 //!
-//! [`Harvester::run`] reads Claude Code transcripts, the ChatGPT and
-//! Claude.ai exports, Knower's chat log and plain text ([`formats`]),
-//! classifies each conversation against the [`ledger`], and — only when
-//! told to apply — extracts seven categories of items from each (with the
-//! model, [`model`], or by the offline engine's stated rules, [`offline`]),
-//! appends the new ones to the category files, regenerates the bounded
-//! digest ([`knowledge`]) and records the conversation in the ledger, one
-//! vault change per conversation. With `reclaim` it deletes the sources the
+//! [`Harvester::run`] reads Claude Code, Codex CLI and Gemini CLI sessions,
+//! the ChatGPT and Claude.ai exports, Knower's chat log and plain text
+//! ([`formats`], a conversation at a time), classifies each conversation
+//! against the [`ledger`], and — only when told to apply — extracts seven
+//! categories of items from each (with the model, [`model`], or by the
+//! offline engine's stated rules, [`offline`]), appends the new ones to the
+//! category files with a link to the vault's project they are about
+//! ([`projects`]), regenerates the bounded digest ([`knowledge`]) and
+//! records the conversations in the ledger, up to 100 a vault change. With `reclaim` it deletes the sources the
 //! ledger proves harvested.
 
 pub mod conversation;

@@ -14,8 +14,10 @@ use crate::{Knower, answer};
 #[derive(Deserialize, JsonSchema)]
 pub struct HarvestArgs {
     /// Conversation files or folders on this machine: Claude Code
-    /// transcripts (`~/.claude/projects`), a ChatGPT or Claude.ai export's
-    /// `conversations.json`, Knower's chat log, or `.md`/`.txt` files.
+    /// transcripts (`~/.claude/projects`), Codex CLI sessions
+    /// (`~/.codex/sessions`), Gemini CLI sessions or checkpoints, a ChatGPT
+    /// or Claude.ai export's `conversations.json`, Knower's chat log, or
+    /// `.md`/`.txt` files.
     paths: Vec<String>,
     /// `false` (the default): a dry run that reports what would be
     /// harvested and changes nothing. `true`: harvest into the vault.

@@ -164,8 +164,8 @@ impl ServerHandler for Knower {
              the vault tools to read and change notes directly; every change is journaled and can \
              be undone. The knowledge-graph tools (create_entities, add_observations, \
              create_relations, search_nodes, open_nodes, read_graph…) keep entities as notes in \
-             graph/. `harvest` turns the user's past conversations (Claude Code, ChatGPT and \
-             Claude.ai exports) into facts, decisions, questions, playbooks and tasks in \
+             graph/. `harvest` turns the user's past conversations (Claude Code, Codex, Gemini \
+             CLI, ChatGPT and Claude.ai exports) into facts, decisions, questions, playbooks and tasks in \
              knowledge/. `chat` is a conversation that remembers what earlier ones concluded.",
         )
     }

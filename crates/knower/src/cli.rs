@@ -229,9 +229,10 @@ pub enum Command {
     },
     /// Turn past conversations into durable knowledge in knowledge/ (a dry run unless --apply).
     ///
-    /// Reads Claude Code transcripts (~/.claude/projects/**/*.jsonl), the
-    /// ChatGPT and Claude.ai exports (conversations.json), Knower's chat log
-    /// and .md/.txt files; folders are walked. Each conversation's facts,
+    /// Reads Claude Code transcripts (~/.claude/projects/**/*.jsonl), Codex
+    /// CLI sessions (~/.codex/sessions), Gemini CLI sessions and checkpoints,
+    /// the ChatGPT and Claude.ai exports (conversations.json), Knower's chat
+    /// log and .md/.txt files; folders are walked. Each conversation's facts,
     /// decisions, questions, playbooks and tasks are appended to
     /// knowledge/*.md (never rewriting what is there), the 4 KB digest the
     /// agents load is regenerated, and knowledge/ledger.json records it.
@@ -239,7 +240,7 @@ pub enum Command {
     Harvest {
         /// Conversation files or folders (default: ~/.claude/projects).
         paths: Vec<PathBuf>,
-        /// Harvest: one vault change per conversation, undoable.
+        /// Harvest: up to 100 conversations a vault change, undoable.
         #[arg(long)]
         apply: bool,
         /// Delete the source files the ledger proves harvested.

@@ -52,7 +52,7 @@ pub fn harvest(
         return Err(failure(
             first.to_string(),
             Some(
-                "knower harvest reads Claude Code .jsonl transcripts, ChatGPT and Claude.ai conversations.json, Knower's chat log, and .md/.txt files",
+                "knower harvest reads Claude Code, Codex CLI and Gemini CLI sessions, ChatGPT and Claude.ai conversations.json, Knower's chat log, and .md/.txt files",
             ),
         ));
     }
@@ -68,15 +68,29 @@ pub fn harvest(
     Ok(())
 }
 
-/// Where conversations usually are: Claude Code's transcripts, and
+/// Where conversations usually are: Claude Code's transcripts, Codex
+/// CLI's sessions, the sessions Gemini CLI records per project, and
 /// Knower's own chat log.
 fn default_sources(root: &std::path::Path) -> Result<Vec<PathBuf>, crate::output::Failure> {
     let mut sources = Vec::new();
     if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
-        let claude = PathBuf::from(home).join(".claude/projects");
-        if claude.is_dir() {
-            sources.push(claude);
+        let home = PathBuf::from(home);
+        for folder in [".claude/projects", ".codex/sessions"] {
+            if home.join(folder).is_dir() {
+                sources.push(home.join(folder));
+            }
         }
+        // Only the chats: Gemini CLI keeps other files beside them.
+        let gemini = std::fs::read_dir(home.join(".gemini/tmp"))
+            .into_iter()
+            .flatten();
+        let mut chats: Vec<PathBuf> = gemini
+            .flatten()
+            .map(|project| project.path().join("chats"))
+            .filter(|chats| chats.is_dir())
+            .collect();
+        chats.sort();
+        sources.extend(chats);
     }
     let chat = root.join(knower_chat::LOG);
     if chat.is_file() {
@@ -84,7 +98,7 @@ fn default_sources(root: &std::path::Path) -> Result<Vec<PathBuf>, crate::output
     }
     if sources.is_empty() {
         return Err(failure(
-            "no source given, and there is neither ~/.claude/projects nor a chat log in the vault",
+            "no source given, and there is neither ~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp/*/chats nor a chat log in the vault",
             Some(
                 "name the conversation files or folders to harvest, e.g. a ChatGPT export's conversations.json",
             ),

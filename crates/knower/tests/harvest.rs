@@ -196,3 +196,49 @@ fn the_chat_log_is_a_source_to_read_never_to_reclaim() {
         "{decisions}"
     );
 }
+
+#[test]
+fn with_no_path_codex_and_gemini_sessions_are_read_where_they_live() {
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("vault");
+    knower(&vault, &["init"], "");
+    let formats =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../knower-harvest/tests/formats");
+    let home = dir.path().join("home");
+    let codex = home.join(".codex/sessions/2026/03/02");
+    let chats = home.join(".gemini/tmp/4f1c0e9a/chats");
+    std::fs::create_dir_all(&codex).unwrap();
+    std::fs::create_dir_all(&chats).unwrap();
+    for (from, to) in [
+        (
+            "codex/rollout-2026-03-02T09-14-05-019c4e2a-7b1d-7c40-9a55-3f0e8d2b6a11.jsonl",
+            codex.join("rollout-2026-03-02T09-14-05-019c4e2a-7b1d-7c40-9a55-3f0e8d2b6a11.jsonl"),
+        ),
+        (
+            "gemini/session-2026-04-28T01-00-9c90babd.json",
+            chats.join("session-2026-04-28T01-00-9c90babd.json"),
+        ),
+    ] {
+        std::fs::copy(formats.join(from), to).unwrap();
+    }
+    // Gemini CLI keeps other files beside its chats: they are not read.
+    std::fs::write(
+        home.join(".gemini/tmp/4f1c0e9a/logs.json"),
+        "[{\"sessionId\": \"x\"}]",
+    )
+    .unwrap();
+    let mut command = knower_command(&vault);
+    command.env("HOME", &home).args(["--json", "harvest"]);
+    let report: serde_json::Value = serde_json::from_str(&support::succeed(command, "")).unwrap();
+    let formats: Vec<&str> = report["conversations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["format"].as_str().unwrap())
+        .collect();
+    assert_eq!(formats, ["codex", "gemini"], "{report}");
+    assert!(
+        report["unreadable"].as_array().unwrap().is_empty(),
+        "{report}"
+    );
+}
