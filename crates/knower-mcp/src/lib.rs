@@ -42,7 +42,7 @@ use serde_json::Value;
 pub use tokio_util::sync::CancellationToken;
 
 pub use resources::{GRAPH_URI, VAULT_URI_PREFIX};
-pub use stdio::{MAX_STDIO_MESSAGE_BYTES, serve_lines, serve_stdio};
+pub use stdio::{MAX_STDIO_MESSAGE_BYTES, has_null_id, null_id_error, serve_lines, serve_stdio};
 
 /// Knower's MCP service for one vault. Cheap to clone: one per session.
 #[derive(Clone)]

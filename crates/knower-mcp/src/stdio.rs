@@ -195,6 +195,9 @@ fn check(line: &Line) -> Result<(), Option<Vec<u8>>> {
         Value::Array(batch) => !batch.is_empty() && batch.iter().all(is_message),
         _ => false,
     };
+    if valid && has_null_id(&value) {
+        return Err(Some(refusal(-32600, NULL_ID)));
+    }
     if valid {
         Ok(())
     } else {
@@ -203,6 +206,27 @@ fn check(line: &Line) -> Result<(), Option<Vec<u8>>> {
             "Invalid Request: not a JSON-RPC 2.0 message (jsonrpc \"2.0\" with a method, or an id with a result or error)",
         )))
     }
+}
+
+/// The refusal of a request whose `id` is `null`: JSON-RPC answers a
+/// request with its own id, and the MCP SDK would answer this one with
+/// none at all, so it is refused here, carrying the same `null`.
+pub const NULL_ID: &str =
+    "Invalid Request: a request's id must be a string or a number (null cannot be answered)";
+
+/// Whether `message` (one, or a batch) holds a request whose `id` is
+/// `null`.
+pub fn has_null_id(message: &Value) -> bool {
+    let null_id = |v: &Value| v.get("method").is_some() && v.get("id") == Some(&Value::Null);
+    match message {
+        Value::Array(batch) => batch.iter().any(null_id),
+        other => null_id(other),
+    }
+}
+
+/// The JSON-RPC error for a request with a `null` id.
+pub fn null_id_error() -> Value {
+    json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": NULL_ID}})
 }
 
 fn refusal(code: i64, message: &str) -> Vec<u8> {
@@ -229,6 +253,27 @@ mod tests {
         let value: Value = serde_json::from_slice(&line).unwrap();
         assert_eq!(value["id"], Value::Null);
         value["error"]["code"].as_i64()
+    }
+
+    #[test]
+    fn a_request_whose_id_is_null_is_answered_with_that_null() {
+        let answer = check(&message(br#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#));
+        assert_eq!(code(answer), Some(-32600));
+        let batch = br#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":null,"method":"ping"}]"#;
+        assert_eq!(code(check(&message(batch))), Some(-32600));
+        // A notification has no id at all, and a response may carry null.
+        assert!(
+            check(&message(
+                br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#
+            ))
+            .is_ok()
+        );
+        assert!(
+            check(&message(
+                br#"{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":"x"}}"#
+            ))
+            .is_ok()
+        );
     }
 
     #[test]

@@ -20,4 +20,6 @@ mod server;
 pub use app::App;
 pub use listen::{BODY_STALL_TIMEOUT, HEADER_TIMEOUT, MAX_CONNECTIONS};
 pub use routes::{MAX_JSON_BYTES, MAX_MULTIPART_BYTES};
-pub use server::{DEFAULT_ADDR, ServeError, Server, ServerConfig};
+pub use server::{
+    DEFAULT_ADDR, MIN_TOKEN_BITS, ServeError, Server, ServerConfig, check_access, token_bits,
+};

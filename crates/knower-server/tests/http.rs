@@ -1239,3 +1239,39 @@ fn invalid_utf8_is_refused_alike_in_json_and_in_a_form() {
     let (_, updates) = server.get("/updates");
     assert_eq!(updates.as_array().map(Vec::len), Some(0), "{updates}");
 }
+
+#[test]
+fn an_mcp_request_whose_id_is_null_is_answered_with_that_id() {
+    let server = serve(None);
+    let post = |body: &str| {
+        block_on(async {
+            let response = client()
+                .post(server.url("/mcp"))
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .body(body.to_string())
+                .send()
+                .await
+                .unwrap();
+            let status = response.status().as_u16();
+            (status, response.text().await.unwrap())
+        })
+    };
+    let (status, body) = post(
+        r#"{"jsonrpc":"2.0","id":null,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"probe","version":"1"}}}"#,
+    );
+    assert_eq!(status, 400, "{body}");
+    let answer: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        answer.get("id"),
+        Some(&Value::Null),
+        "the same id: {answer}"
+    );
+    assert_eq!(answer["error"]["code"], -32600, "{answer}");
+    // A request with an id still reaches the MCP server.
+    let (status, body) = post(
+        r#"{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"probe","version":"1"}}}"#,
+    );
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"id\":7"), "{body}");
+}

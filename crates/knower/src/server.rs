@@ -19,6 +19,9 @@ const STOP_WAIT: Duration = Duration::from_secs(20);
 
 pub fn serve(ctx: &Context, addr: SocketAddr) -> Outcome {
     let json = ctx.json;
+    // Before anything is made: a refused token leaves no vault behind.
+    knower_server::check_access(addr, token().as_deref())
+        .map_err(|e| failure(e.to_string(), None))?;
     let vault = ctx.vault_or_new("knower serve")?;
     if let Some(info) = knower_service::running(vault.root()) {
         return Err(already_running(&info));
@@ -147,6 +150,8 @@ fn start_quietly(
     ctx: &Context,
     addr: SocketAddr,
 ) -> Result<(RunInfo, std::path::PathBuf, std::path::PathBuf), Failure> {
+    knower_server::check_access(addr, token().as_deref())
+        .map_err(|e| failure(e.to_string(), None))?;
     let vault = ctx.vault_or_new("knower start")?;
     let root = vault.root();
     if let Some(info) = knower_service::running(root) {

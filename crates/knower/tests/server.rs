@@ -262,3 +262,26 @@ fn visualize_starts_the_server_if_needed_and_opens_the_ui() {
     );
     ok(&v, &["stop"]);
 }
+
+#[test]
+fn a_weak_token_off_loopback_is_refused_before_anything_is_made() {
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("new-vault");
+    for command in ["serve", "start"] {
+        for weak in ["a", " ", "hunter2hunter2"] {
+            let mut knower = support::knower_command(&vault);
+            knower
+                .env("KNOWER_TOKEN", weak)
+                .args([command, "--addr", "0.0.0.0:0"]);
+            let out = support::run(knower, "");
+            assert!(!out.status.success(), "{command} with {weak:?}");
+            let said = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                said.contains("KNOWER_TOKEN is too weak")
+                    && said.contains("at least 128 are needed"),
+                "{said}"
+            );
+            assert!(!vault.exists(), "nothing is made: {command} with {weak:?}");
+        }
+    }
+}

@@ -31,9 +31,49 @@ pub const MAX_JSON_BYTES: usize = 2 << 20;
 /// Multipart bodies: text and attached files.
 pub const MAX_MULTIPART_BYTES: usize = 64 << 20;
 
+/// Answers a JSON-RPC request to `/mcp` whose `id` is `null` with an error
+/// carrying that `null` (the MCP SDK would answer it without an id); every
+/// other request passes through with its body as it came.
+async fn mcp_null_id(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    if request.method() != axum::http::Method::POST {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let bytes = match axum::body::to_bytes(body, MAX_JSON_BYTES).await {
+        Ok(bytes) => bytes,
+        Err(_) => {
+            return ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "too_large",
+                format!("an MCP message is at most {} MiB", MAX_JSON_BYTES >> 20),
+            )
+            .into_response();
+        }
+    };
+    if let Ok(message) = serde_json::from_slice::<serde_json::Value>(&bytes)
+        && knower_mcp::has_null_id(&message)
+    {
+        return (
+            StatusCode::BAD_REQUEST,
+            axum::Json(knower_mcp::null_id_error()),
+        )
+            .into_response();
+    }
+    next.run(axum::extract::Request::from_parts(
+        parts,
+        axum::body::Body::from(bytes),
+    ))
+    .await
+}
+
 pub fn router(app: Arc<App>, guard: Arc<Guard>, mcp: knower_mcp::HttpService) -> Router {
     Router::new()
-        .route_service("/mcp", mcp)
+        .route_service(
+            "/mcp",
+            tower::ServiceBuilder::new()
+                .layer(axum::middleware::from_fn(mcp_null_id))
+                .service(mcp),
+        )
         .route("/", get(ui))
         .route("/assets/{name}", get(asset))
         .route(
