@@ -30,6 +30,11 @@ pub struct UpdateArgs {
     /// the answer (an option number, a path, or "discard").
     #[serde(default)]
     inbox_ref: Option<String>,
+    /// Optional: a key of your own for this update (a UUID). Sending the
+    /// same key again, because an answer was lost, returns the first
+    /// update instead of filing the text twice.
+    #[serde(default)]
+    key: Option<String>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -89,7 +94,10 @@ impl Knower {
             inbox_ref: args.inbox_ref,
             ..Payload::text(args.text)
         };
-        let outcome = self.service.update(payload, Wait::Accepted).await;
+        let outcome = self
+            .service
+            .update_keyed(payload, Wait::Accepted, args.key)
+            .await;
         answer(outcome.map_err(|e| e.to_string()).and_then(|update| {
             let mut value = serde_json::to_value(&update).map_err(|e| e.to_string())?;
             value["status"] = json!(update.status());

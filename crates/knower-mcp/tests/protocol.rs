@@ -490,6 +490,28 @@ async fn the_vault_tools_work_and_bad_input_is_refused_while_the_server_keeps_se
     )
     .await;
     assert_eq!(update["status"], "done", "{update}");
+    // With a key, sending it again (the answer was lost) is the same update.
+    let keyed = json!({"text": "The Atlas demo is on 12 March", "key": "c0ffee-01"});
+    let first = ok(&client, "update", keyed.clone()).await;
+    let again = ok(&client, "update", keyed).await;
+    assert_eq!(again["id"], first["id"], "{again}");
+    let mut demos = 0;
+    let mut folders = vec![fx.dir.path().to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(folder).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() && !path.ends_with(".knower") {
+                folders.push(path);
+            } else if path.extension().is_some_and(|e| e == "md") && !path.ends_with("changelog.md")
+            {
+                demos += std::fs::read_to_string(&path)
+                    .unwrap_or_default()
+                    .matches("demo is on 12 March")
+                    .count();
+            }
+        }
+    }
+    assert_eq!(demos, 1, "filed once");
 
     // Bad input: each a clear error, and the server goes on serving.
     for outside in ["../secret.md", "/etc/passwd", ".knower/journal.jsonl"] {

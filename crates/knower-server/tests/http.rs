@@ -1275,3 +1275,57 @@ fn an_mcp_request_whose_id_is_null_is_answered_with_that_id() {
     assert_eq!(status, 200, "{body}");
     assert!(body.contains("\"id\":7"), "{body}");
 }
+
+#[test]
+fn an_update_sent_again_with_its_idempotency_key_is_the_first_one() {
+    let server = serve(None);
+    let post = |key: Option<&str>, text: &str| {
+        block_on(async {
+            let mut request = client()
+                .post(server.url("/update"))
+                .json(&json!({ "text": text }));
+            if let Some(key) = key {
+                request = request.header("Idempotency-Key", key);
+            }
+            let response = request.send().await.unwrap();
+            let status = response.status().as_u16();
+            (status, response.json::<Value>().await.unwrap())
+        })
+    };
+    let text = "The plumber comes on Tuesday at 9.";
+    let (status, first) = post(Some("4d7c1e52-retry"), text);
+    assert_eq!(status, 202, "{first}");
+    let (status, again) = post(Some("4d7c1e52-retry"), text);
+    assert_eq!(status, 202, "{again}");
+    assert_eq!(again["id"], first["id"], "a retry is the first update");
+    let (_, other) = post(Some("another-key"), text);
+    assert_ne!(other["id"], first["id"]);
+    let (status, refused) = post(Some("has a space"), text);
+    assert_eq!(status, 400, "{refused}");
+    assert!(refused.to_string().contains("idempotency key"), "{refused}");
+    let listed: Value = block_on(async {
+        client()
+            .get(server.url("/updates"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    });
+    let plumbers = listed["updates"]
+        .as_array()
+        .or_else(|| listed.as_array())
+        .unwrap()
+        .iter()
+        .filter(|u| {
+            u["headline"]
+                .as_str()
+                .is_some_and(|h| h.contains("plumber"))
+        })
+        .count();
+    assert_eq!(
+        plumbers, 2,
+        "the first and the one with another key: {listed}"
+    );
+}

@@ -29,5 +29,7 @@ pub use error::{Error, Kind, Result};
 pub use events::Events;
 pub use queue::{Queue, QueueError};
 pub use run::{RunFile, RunInfo, alive, log_path, running};
-pub use service::{ChatOutcome, Question, Service, Serving, Wait, prompts};
+pub use service::{
+    ChatOutcome, MAX_KEY_CHARS, Question, Service, Serving, Wait, check_key, prompts,
+};
 pub use updates::UpdateLog;

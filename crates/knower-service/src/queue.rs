@@ -203,6 +203,9 @@ enum Record {
         /// Set when compaction dropped the text of a finished update.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         headline: Option<String>,
+        /// The client's `Idempotency-Key`, so that a retry finds this update.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        key: Option<String>,
     },
     Running {
         id: String,
@@ -259,6 +262,7 @@ struct Entry {
     view: Update,
     text: String,
     files: Vec<String>,
+    key: Option<String>,
     /// Place in the pending order.
     pos: u64,
 }
@@ -273,11 +277,21 @@ struct Inner {
     next_pos: u64,
     /// Ids handed out whose record is not committed yet.
     reserved: HashSet<String>,
+    /// Idempotency keys → the update that holds them (committed or being
+    /// committed), as long as the queue remembers the update.
+    keys: HashMap<String, String>,
     log_bytes: u64,
     closed: bool,
 }
 
 type Batch = (Vec<Record>, tokio::sync::oneshot::Sender<io::Result<()>>);
+
+/// What reserving an id gave.
+enum Reserved {
+    New(String),
+    /// The update that holds the idempotency key asked with.
+    Known(String),
+}
 /// Told of every committed change of state, in the log's order.
 pub type Observer = Box<dyn Fn(&Update) + Send + Sync>;
 
@@ -353,14 +367,24 @@ impl Queue {
     }
 
     /// Stores an update durably and returns its id; when this returns, the
-    /// update survives a crash.
+    /// update survives a crash. With a `key` the queue already holds (a
+    /// client's retry of a request it never saw answered), nothing is
+    /// stored and the id is the first update's.
     pub async fn accept(
         &self,
         text: String,
         inbox_ref: Option<String>,
         attachments: Vec<Attachment>,
+        key: Option<String>,
     ) -> Result<String, QueueError> {
-        let id = self.reserve()?;
+        let id = loop {
+            match self.reserve(key.as_deref())? {
+                Reserved::New(id) => break id,
+                Reserved::Known(id) if self.inner().entries.contains_key(&id) => return Ok(id),
+                // The first request with this key is being committed.
+                Reserved::Known(_) => tokio::time::sleep(std::time::Duration::from_millis(5)).await,
+            }
+        };
         let outcome = async {
             let mut files = Vec::new();
             if !attachments.is_empty() {
@@ -377,6 +401,7 @@ impl Queue {
                 inbox_ref,
                 files,
                 headline: None,
+                key: key.clone(),
             };
             self.send(vec![record])?
                 .await
@@ -385,19 +410,28 @@ impl Queue {
         }
         .await;
         if let Err(e) = outcome {
-            self.inner().reserved.remove(&id);
+            let mut inner = self.inner();
+            inner.reserved.remove(&id);
+            if let Some(key) = &key {
+                inner.keys.remove(key);
+            }
+            drop(inner);
             let _ = fs::remove_dir_all(self.dir.join(FILES).join(&id));
             return Err(e);
         }
         Ok(id)
     }
 
-    /// A fresh id, unique among the updates this queue knows.
-    fn reserve(&self) -> Result<String, QueueError> {
+    /// A fresh id, unique among the updates this queue knows, held for
+    /// `key`; or the update that already holds `key`.
+    fn reserve(&self, key: Option<&str>) -> Result<Reserved, QueueError> {
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let mut inner = self.inner();
         if inner.closed {
             return Err(QueueError::Closed);
+        }
+        if let Some(id) = key.and_then(|k| inner.keys.get(k)) {
+            return Ok(Reserved::Known(id.clone()));
         }
         if inner.pending.len() + inner.reserved.len() >= MAX_PENDING {
             return Err(QueueError::Full);
@@ -410,7 +444,10 @@ impl Queue {
                 & 0xFF_FFFF;
             let id = format!("update-{}-{mix:06x}", now.strftime("%Y%m%d-%H%M%S"));
             if !inner.entries.contains_key(&id) && inner.reserved.insert(id.clone()) {
-                return Ok(id);
+                if let Some(key) = key {
+                    inner.keys.insert(key.to_string(), id.clone());
+                }
+                return Ok(Reserved::New(id));
             }
         }
     }
@@ -625,6 +662,9 @@ impl Queue {
         fs::rename(&temp, self.dir.join(LOG))?;
         File::open(&self.dir)?.sync_all()?;
         for id in &dropped {
+            if let Some(key) = inner.entries.get(id).and_then(|e| e.key.clone()) {
+                inner.keys.remove(&key);
+            }
             inner.entries.remove(id);
             let _ = fs::remove_dir_all(self.dir.join(FILES).join(id));
         }
@@ -655,6 +695,7 @@ fn snapshot(entry: &Entry) -> Vec<Record> {
             entry.files.clone()
         },
         headline: finished.then(|| view.headline.clone()),
+        key: entry.key.clone(),
     }];
     let started = view
         .started_at
@@ -800,6 +841,7 @@ impl Inner {
                 inbox_ref,
                 files,
                 headline,
+                key,
             } => {
                 let pos = self.next_pos;
                 self.next_pos += 1;
@@ -824,12 +866,16 @@ impl Inner {
                     undone_by: None,
                     details: Details::default(),
                 };
+                if let Some(key) = &key {
+                    self.keys.insert(key.clone(), id.clone());
+                }
                 self.entries.insert(
                     id.clone(),
                     Entry {
                         view,
                         text,
                         files,
+                        key,
                         pos,
                     },
                 );

@@ -266,14 +266,29 @@ impl Service {
     /// the server running on the vault, else to the agent at once. The same
     /// [`Update`] comes back whichever way it went.
     pub async fn update(&self, payload: Payload, wait: Wait) -> Result<Update> {
+        self.update_keyed(payload, wait, None).await
+    }
+
+    /// [`Service::update`] with the client's idempotency key: a request sent
+    /// again with the same key (its answer was lost) is the first update,
+    /// not a second one, as long as the queue remembers it.
+    pub async fn update_keyed(
+        &self,
+        payload: Payload,
+        wait: Wait,
+        key: Option<String>,
+    ) -> Result<Update> {
         payload.check()?;
+        if let Some(key) = &key {
+            check_key(key)?;
+        }
         if let Some(queue) = &self.queue {
             if let Some(reference) = &payload.inbox_ref {
                 // Refused now rather than failing later in the queue.
                 self.inbox_item(reference)?;
             }
             let id = queue
-                .accept(payload.text, payload.inbox_ref, payload.attachments)
+                .accept(payload.text, payload.inbox_ref, payload.attachments, key)
                 .await?;
             loop {
                 let update = queue.get(&id).ok_or(Error::NotFound(id.clone()))?;
@@ -310,12 +325,19 @@ impl Service {
         }
         let outcome = async {
             let id = queue
-                .accept(payload.text, payload.inbox_ref, payload.attachments)
+                .accept(payload.text, payload.inbox_ref, payload.attachments, key)
                 .await?;
-            // Nobody else would run it: it runs now, whatever `wait` says.
-            let (runner, agents, vault) = (queue.clone(), self.agents.clone(), self.vault.clone());
-            let run = id.clone();
-            blocking(move || worker::run_one(&runner, &agents, &vault, &run)).await?;
+            // Nobody else would run it: it runs now, whatever `wait` says
+            // (unless a key found an update that has run already).
+            let waiting = queue
+                .get(&id)
+                .is_some_and(|u| matches!(u.state, State::Queued | State::Running));
+            if waiting {
+                let (runner, agents, vault) =
+                    (queue.clone(), self.agents.clone(), self.vault.clone());
+                let run = id.clone();
+                blocking(move || worker::run_one(&runner, &agents, &vault, &run)).await?;
+            }
             queue.get(&id).ok_or(Error::NotFound(id))
         }
         .await;
@@ -578,4 +600,21 @@ fn follow_vault(vault: &Arc<Vault>, events: &Arc<Events>) {
             }
         })
         .expect("the events thread starts");
+}
+
+/// The longest idempotency key kept.
+pub const MAX_KEY_CHARS: usize = 255;
+
+/// An idempotency key is 1 to 255 visible ASCII characters (a UUID, a
+/// hash, a counter: what HTTP clients send as `Idempotency-Key`).
+pub fn check_key(key: &str) -> Result<()> {
+    let fine =
+        !key.is_empty() && key.len() <= MAX_KEY_CHARS && key.bytes().all(|b| b.is_ascii_graphic());
+    if fine {
+        Ok(())
+    } else {
+        Err(Error::Invalid(format!(
+            "an idempotency key is 1 to {MAX_KEY_CHARS} visible ASCII characters, without spaces (a UUID will do)"
+        )))
+    }
 }

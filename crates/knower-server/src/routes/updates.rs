@@ -18,11 +18,24 @@ use crate::routes::MAX_JSON_BYTES;
 use crate::routes::journal::Change;
 
 /// Takes JSON `{text, inbox_ref?}` or multipart (`text`, `inbox_ref`, and
-/// files in any other field), checks it, stores it durably, answers 202.
+/// files in any other field), checks it, stores it durably, answers 202;
+/// with an `Idempotency-Key` the queue already holds, stores nothing and
+/// answers the first update's id.
 pub async fn accept(
     State(app): State<Arc<App>>,
     request: Request,
 ) -> Result<impl IntoResponse, ApiError> {
+    // A client that retries a request whose answer it never saw sends the
+    // same key, and gets the first update's id.
+    let key = match request.headers().get("idempotency-key") {
+        None => None,
+        Some(value) => Some(
+            value
+                .to_str()
+                .map(str::to_string)
+                .map_err(|_| ApiError::bad_request("the Idempotency-Key header is not text"))?,
+        ),
+    };
     let content_type = request
         .headers()
         .get(header::CONTENT_TYPE)
@@ -79,7 +92,10 @@ pub async fn accept(
             "send application/json {\"text\": …} or multipart/form-data",
         ));
     };
-    let update = app.service.update(payload, Wait::Accepted).await?;
+    let update = app
+        .service
+        .update_keyed(payload, Wait::Accepted, key)
+        .await?;
     Ok((StatusCode::ACCEPTED, Json(Accepted::new(update.id))))
 }
 

@@ -8,7 +8,7 @@ fn block_on<F: std::future::Future>(future: F) -> F::Output {
 }
 
 fn accept(queue: &Queue, text: &str) -> String {
-    block_on(queue.accept(text.into(), None, vec![])).unwrap()
+    block_on(queue.accept(text.into(), None, vec![], None)).unwrap()
 }
 
 fn done(summary: &str) -> Finished {
@@ -115,7 +115,7 @@ fn a_failed_update_keeps_its_payload_and_is_retried_as_a_new_attempt() {
     let dir = tempfile::tempdir().unwrap();
     let queue = Queue::open(dir.path()).unwrap();
     let picture = Attachment::new("photo.png", vec![1, 2, 3]);
-    let id = block_on(queue.accept("with a file".into(), None, vec![picture])).unwrap();
+    let id = block_on(queue.accept("with a file".into(), None, vec![picture], None)).unwrap();
     let other = accept(&queue, "second");
     assert!(matches!(
         queue.retry(&id),
@@ -173,4 +173,37 @@ fn compaction_keeps_what_is_pending_failed_and_recent() {
     let job = queue.next().unwrap().unwrap();
     assert_eq!(job.id, waiting);
     assert_eq!(job.payload.text, "still waiting");
+}
+
+#[test]
+fn a_retry_with_the_same_key_is_the_first_update_even_after_a_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let keyed = |queue: &Queue, text: &str, key: &str| {
+        block_on(queue.accept(text.into(), None, vec![], Some(key.into()))).unwrap()
+    };
+    let first = {
+        let queue = Queue::open(dir.path()).unwrap();
+        let first = keyed(&queue, "The boiler is serviced in May.", "9b2f-retry");
+        assert_eq!(
+            keyed(&queue, "The boiler is serviced in May.", "9b2f-retry"),
+            first
+        );
+        assert_ne!(keyed(&queue, "Another note.", "another-key"), first);
+        assert_ne!(accept(&queue, "No key."), accept(&queue, "No key."));
+        // The process dies before the client saw an answer.
+        queue.close();
+        first
+    };
+    let queue = Queue::open(dir.path()).unwrap();
+    assert_eq!(
+        keyed(&queue, "The boiler is serviced in May.", "9b2f-retry"),
+        first,
+        "the key is kept with the queue"
+    );
+    let boilers = queue
+        .recent(100)
+        .iter()
+        .filter(|u| u.headline.contains("boiler"))
+        .count();
+    assert_eq!(boilers, 1);
 }
