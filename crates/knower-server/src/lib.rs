@@ -18,7 +18,10 @@ mod routes;
 mod server;
 
 pub use app::App;
-pub use listen::{BODY_STALL_TIMEOUT, HEADER_TIMEOUT, MAX_CONNECTIONS};
+pub use listen::{
+    BODY_DEADLINE, BODY_STALL_TIMEOUT, HEADER_TIMEOUT, MAX_CONNECTIONS, RESERVE,
+    RESERVE_HEADER_TIMEOUT, RETRY_AFTER_SECS,
+};
 pub use routes::{MAX_JSON_BYTES, MAX_MULTIPART_BYTES};
 pub use server::{
     DEFAULT_ADDR, MIN_TOKEN_BITS, ServeError, Server, ServerConfig, check_access, token_bits,

@@ -1329,3 +1329,50 @@ fn an_update_sent_again_with_its_idempotency_key_is_the_first_one() {
         "the first and the one with another key: {listed}"
     );
 }
+
+#[test]
+fn trickling_bodies_on_every_connection_leave_health_answering_at_once() {
+    let server = serve(None);
+    // More clients than the server serves and keeps in reserve, each
+    // sending an update's headers and then its body a byte at a time.
+    let mut tricklers: Vec<TcpStream> = (0..knower_server::MAX_CONNECTIONS
+        + knower_server::RESERVE
+        + 12)
+        .map(|_| {
+            let mut stream = TcpStream::connect(server.address).unwrap();
+            stream
+                .set_read_timeout(Some(Duration::from_secs(10)))
+                .unwrap();
+            write!(
+                stream,
+                "POST /update HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{"
+            )
+            .unwrap();
+            stream
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let started = Instant::now();
+    let (status, _) = server.get("/health");
+    assert_eq!(status, 200);
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "/health took {:?}",
+        started.elapsed()
+    );
+    // The clients there was no room for were told so, with when to retry.
+    let mut busy = 0;
+    for stream in tricklers.iter_mut().rev().take(knower_server::RESERVE + 12) {
+        let mut reader = BufReader::new(stream);
+        let mut head = String::new();
+        while reader.read_line(&mut head).is_ok_and(|n| n > 2) {}
+        if head.starts_with("HTTP/1.1 503") {
+            assert!(
+                head.to_ascii_lowercase().contains("retry-after: 5"),
+                "{head}"
+            );
+            busy += 1;
+        }
+    }
+    assert_eq!(busy, knower_server::RESERVE + 12);
+}

@@ -56,7 +56,7 @@ pub async fn accept(
                     return ApiError::new(
                         StatusCode::REQUEST_TIMEOUT,
                         "body_stalled",
-                        "the body stopped arriving before its declared end; send it whole",
+                        "the body stopped arriving, or took too long to arrive, before its declared end; send it whole",
                     );
                 }
                 ApiError::new(
@@ -131,11 +131,12 @@ async fn read_multipart(mut multipart: Multipart) -> Result<Payload, ApiError> {
     Ok(payload)
 }
 
-/// True when the body's error is its stall timeout (`listen::BODY_STALL_TIMEOUT`).
+/// True when the body's error is its stall timeout
+/// (`listen::BODY_STALL_TIMEOUT`) or its deadline (`listen::BODY_DEADLINE`).
 fn stalled(error: &axum::Error) -> bool {
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
     while let Some(e) = source {
-        if e.is::<tower_http::timeout::TimeoutError>() {
+        if e.is::<tower_http::timeout::TimeoutError>() || e.is::<crate::listen::DeadlinePassed>() {
             return true;
         }
         source = e.source();
