@@ -36,6 +36,53 @@ impl ApiError {
     }
 }
 
+/// True when a body's error is its stall timeout
+/// (`listen::BODY_STALL_TIMEOUT`) or its deadline (`listen::BODY_DEADLINE`).
+pub fn stalled(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(e) = source {
+        if e.is::<tower_http::timeout::TimeoutError>() || e.is::<crate::listen::DeadlinePassed>() {
+            return true;
+        }
+        source = e.source();
+    }
+    false
+}
+
+/// The answer to a body that was too slow to arrive.
+pub fn body_stalled() -> ApiError {
+    ApiError::new(
+        StatusCode::REQUEST_TIMEOUT,
+        "body_stalled",
+        format!(
+            "the body stopped arriving for {} s, or took more than {} s in all, before its declared end; send it whole",
+            crate::listen::BODY_STALL_TIMEOUT.as_secs(),
+            crate::listen::BODY_DEADLINE.as_secs()
+        ),
+    )
+}
+
+/// A JSON body refused by axum's extractor, in Knower's words: too large
+/// (naming the limit), too slow, or not the JSON the route takes.
+impl From<axum::extract::rejection::JsonRejection> for ApiError {
+    fn from(e: axum::extract::rejection::JsonRejection) -> ApiError {
+        if stalled(&e) {
+            return body_stalled();
+        }
+        match e.status() {
+            StatusCode::PAYLOAD_TOO_LARGE => ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "too_large",
+                format!(
+                    "a JSON body is at most {} MiB",
+                    crate::routes::MAX_JSON_BYTES >> 20
+                ),
+            ),
+            status => ApiError::new(status, "invalid_json", e.body_text()),
+        }
+    }
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let body = Json(json!({"error": self.code, "detail": self.detail}));

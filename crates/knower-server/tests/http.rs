@@ -405,6 +405,16 @@ fn bad_requests_get_clear_errors() {
             raw("POST", "/update", &json_type, vec![b' '; 3 << 20]),
         ),
         (
+            413,
+            "too_large",
+            raw("POST", "/search", &json_type, vec![b' '; 3 << 20]),
+        ),
+        (
+            413,
+            "too_large",
+            raw("POST", "/chat", &json_type, vec![b' '; 3 << 20]),
+        ),
+        (
             422,
             "invalid",
             raw(
@@ -519,6 +529,14 @@ fn bad_requests_get_clear_errors() {
             body["detail"].as_str().is_some_and(|d| !d.is_empty()),
             "{body}"
         );
+        if code == "too_large" {
+            assert!(
+                body["detail"]
+                    .as_str()
+                    .is_some_and(|d| d.contains("at most")),
+                "the limit is named: {body}"
+            );
+        }
     }
     // The same origin is welcome; nothing was queued by the refusals.
     let origin = format!("http://{}", server.address);

@@ -40,8 +40,7 @@ pub async fn chat(
     State(app): State<Arc<App>>,
     body: Result<Json<ChatRequest>, JsonRejection>,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
-    let Json(request) =
-        body.map_err(|e| ApiError::new(e.status(), "invalid_json", e.body_text()))?;
+    let Json(request) = body.map_err(ApiError::from)?;
     if request.message.trim().is_empty() {
         return Err(ApiError::bad_request("the message is empty"));
     }
@@ -166,8 +165,7 @@ pub async fn correct(
     Path(id): Path<String>,
     body: Result<Json<Correction>, JsonRejection>,
 ) -> Result<Json<Artifact>, ApiError> {
-    let Json(correction) =
-        body.map_err(|e| ApiError::new(e.status(), "invalid_json", e.body_text()))?;
+    let Json(correction) = body.map_err(ApiError::from)?;
     let service = app.service.clone();
     let artifact = tokio::task::spawn_blocking(move || service.chat().correct(&id, correction))
         .await

@@ -127,7 +127,7 @@ pub async fn run(
 }
 
 fn json_body<T>(body: Result<Json<T>, JsonRejection>) -> Result<Json<T>, ApiError> {
-    body.map_err(|e| ApiError::new(e.status(), "invalid_json", e.body_text()))
+    body.map_err(ApiError::from)
 }
 
 fn some_refs(refs: Vec<String>) -> Result<Vec<String>, ApiError> {

@@ -105,8 +105,7 @@ pub async fn undo(
     State(app): State<Arc<App>>,
     body: Result<Json<UndoRequest>, JsonRejection>,
 ) -> Result<Json<Option<Change>>, ApiError> {
-    let Json(request) =
-        body.map_err(|e| ApiError::new(e.status(), "invalid_json", e.body_text()))?;
+    let Json(request) = body.map_err(ApiError::from)?;
     let vault = app.vault().clone();
     let author = Author::new("user", "from the web UI");
     let record =

@@ -28,8 +28,7 @@ pub async fn search(
     State(app): State<Arc<App>>,
     body: Result<Json<SearchRequest>, JsonRejection>,
 ) -> Result<Json<Rendered>, ApiError> {
-    let Json(request) =
-        body.map_err(|e| ApiError::new(e.status(), "invalid_json", e.body_text()))?;
+    let Json(request) = body.map_err(ApiError::from)?;
     let mode: Mode = request
         .mode
         .as_deref()

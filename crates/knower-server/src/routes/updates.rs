@@ -52,12 +52,8 @@ pub async fn accept(
         let bytes = axum::body::to_bytes(request.into_body(), MAX_JSON_BYTES)
             .await
             .map_err(|e| {
-                if stalled(&e) {
-                    return ApiError::new(
-                        StatusCode::REQUEST_TIMEOUT,
-                        "body_stalled",
-                        "the body stopped arriving, or took too long to arrive, before its declared end; send it whole",
-                    );
+                if crate::error::stalled(&e) {
+                    return crate::error::body_stalled();
                 }
                 ApiError::new(
                     StatusCode::PAYLOAD_TOO_LARGE,
@@ -131,19 +127,6 @@ async fn read_multipart(mut multipart: Multipart) -> Result<Payload, ApiError> {
     Ok(payload)
 }
 
-/// True when the body's error is its stall timeout
-/// (`listen::BODY_STALL_TIMEOUT`) or its deadline (`listen::BODY_DEADLINE`).
-fn stalled(error: &axum::Error) -> bool {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
-    while let Some(e) = source {
-        if e.is::<tower_http::timeout::TimeoutError>() || e.is::<crate::listen::DeadlinePassed>() {
-            return true;
-        }
-        source = e.source();
-    }
-    false
-}
-
 /// A form's text field (or a JSON body), refused as JSON with the same bytes would be,
 /// rather than taken with replacement characters in place of what was sent.
 fn utf8_field(name: &str, bytes: axum::body::Bytes) -> Result<String, ApiError> {
@@ -212,7 +195,7 @@ pub async fn undo(
         Ok(Json(request)) => request,
         // An empty body asks for a plain undo.
         Err(JsonRejection::MissingJsonContentType(_)) => UndoUpdate::default(),
-        Err(e) => return Err(ApiError::new(e.status(), "invalid_json", e.body_text())),
+        Err(e) => return Err(e.into()),
     };
     let record = app
         .service
