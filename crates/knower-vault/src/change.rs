@@ -67,6 +67,11 @@ pub(crate) struct Tx<'a> {
     /// leaves the old files and some debris; after it, each file is old or
     /// new, as with a sync per file — at two syncs instead of ~6 per file.
     pub(crate) batched: bool,
+    /// A sync of paths the watcher reported: what lies behind a symbolic
+    /// link that has taken a folder's place is kept as it was (the folder
+    /// may be back a moment later) rather than journaled as gone; a whole
+    /// rescan settles it.
+    pub(crate) keep_behind_links: bool,
     staged: HashMap<VaultPath, Staged>,
 }
 
@@ -92,6 +97,7 @@ impl<'a> Tx<'a> {
             touched: Vec::new(),
             check_tree: false,
             batched: false,
+            keep_behind_links: false,
             staged: HashMap::new(),
         }
     }

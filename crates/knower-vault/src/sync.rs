@@ -84,6 +84,8 @@ impl Vault {
                 tx.check_tree = true;
                 tx.batched = true;
                 tx.vault.blobs.remove_debris();
+            } else {
+                tx.keep_behind_links = true;
             }
             let mut report = SyncReport::default();
             for base in bases {
@@ -166,6 +168,20 @@ impl Vault {
     }
 }
 
+/// Whether `path`, or a folder above it, is a symbolic link on disk.
+fn behind_a_link(root: &std::path::Path, path: &VaultPath) -> bool {
+    let mut at = path.on_disk(root);
+    while at.starts_with(root) && at != root {
+        if fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) {
+            return true;
+        }
+        if !at.pop() {
+            break;
+        }
+    }
+    false
+}
+
 impl Tx<'_> {
     fn sync_path(
         &mut self,
@@ -186,6 +202,15 @@ impl Tx<'_> {
         match meta {
             Some(m) if m.is_file() => self.sync_file(base, &m, report),
             Some(m) if m.is_dir() => self.sync_folder(base, report, progress),
+            _ if self.keep_behind_links && behind_a_link(self.vault.root(), base) => {
+                report.problems.push((
+                    base.clone(),
+                    "is behind a symbolic link now; what Knower knew there is kept until it is a \
+                     folder again or the next rescan"
+                        .into(),
+                ));
+                Ok(())
+            }
             _ => {
                 self.forget(base, &HashSet::new());
                 Ok(())
@@ -208,6 +233,17 @@ impl Tx<'_> {
         // Left by a crash; with the lock held no write can be in flight.
         for temp in found.temps {
             let _ = fs::remove_file(temp);
+        }
+        // A link that took a folder's place keeps what the folder held, as
+        // above.
+        if self.keep_behind_links {
+            for link in &found.foreign {
+                let is_link = fs::symlink_metadata(link).is_ok_and(|m| m.file_type().is_symlink());
+                if let (true, Some(path)) = (is_link, VaultPath::from_disk(self.vault.root(), link))
+                {
+                    seen.extend(self.state.manifest.subtree(&path).map(|(p, _)| p.clone()));
+                }
+            }
         }
         // Folders first (the walk lists a folder before its contents), then
         // the files whose size or time moved, which are the slow part.

@@ -94,3 +94,56 @@ fn a_folder_swapped_for_a_link_mid_write_never_lets_a_change_out() {
     vault.write("elsewhere/after.md", "after\n", &me()).unwrap();
     assert!(vault_dir.path().join("race/after.md").is_file());
 }
+
+/// What the watcher reports while a folder is a link and back: the
+/// vault's own files are not journaled as gone and come again.
+#[test]
+fn a_folder_that_is_a_link_for_a_moment_is_not_journaled_as_gone_and_back() {
+    use knower_vault::VaultPath;
+    let vault_dir = tempfile::tempdir().unwrap();
+    let aside = tempfile::tempdir().unwrap();
+    let (vault, _) = Vault::init(vault_dir.path(), &me()).unwrap();
+    for name in ["a", "b", "c"] {
+        vault
+            .write(&format!("race/{name}.md"), &format!("{name}\n"), &me())
+            .unwrap();
+    }
+    let before = vault.log().unwrap().len();
+    let (race, parked) = (vault_dir.path().join("race"), aside.path().join("race"));
+    let swap = || {
+        fs::rename(&race, &parked).unwrap();
+        std::os::unix::fs::symlink(aside.path(), &race).unwrap();
+    };
+    let back = || {
+        fs::remove_file(&race).unwrap();
+        fs::rename(&parked, &race).unwrap();
+    };
+    for _ in 0..3 {
+        swap();
+        // The watcher reports the folder, a file in it, and the root.
+        for reported in ["race", "race/a.md", ""] {
+            let path = if reported.is_empty() {
+                VaultPath::root()
+            } else {
+                VaultPath::parse(reported).unwrap()
+            };
+            let report = vault.sync_paths(&[path]).unwrap();
+            assert!(report.change.is_none(), "{reported}: {:?}", report.change);
+        }
+        back();
+        let report = vault
+            .sync_paths(&[VaultPath::parse("race").unwrap()])
+            .unwrap();
+        assert!(report.change.is_none(), "{:?}", report.change);
+    }
+    assert_eq!(vault.log().unwrap().len(), before, "no phantom changes");
+    assert!(vault.read("race/b.md").unwrap().ends_with("\nb\n"));
+    // A link that stays is settled by the next whole rescan.
+    swap();
+    let settled = vault.rescan().unwrap().change.unwrap();
+    assert_eq!(
+        settled.files.len(),
+        4,
+        "the folder and its three notes: {settled:?}"
+    );
+}
