@@ -32,7 +32,7 @@ pub use offline::{
     Decision, Kind, PROFILE_CONFIDENCE, PROFILE_SHARED_CONFIDENCE, SOLE_HOLDER_CONFIDENCE, kind_of,
     route,
 };
-pub use payload::{Attachment, Payload, image_type};
+pub use payload::{Attachment, MAX_TEXT_BYTES, Payload, image_type};
 pub use prompts::{Prompt, PromptSource};
 pub use recovery::{Resume, resume, undo_update, undone_updates, update_of};
 pub use report::{Answer, Outcome, Source, UpdateReport};

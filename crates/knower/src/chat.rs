@@ -124,16 +124,29 @@ impl Session<'_> {
     /// A line that is not UTF-8 costs that line, not the ones after it: it
     /// is named on stderr, the rest are said, and the run fails at the end
     /// so a script sees that something it sent was not.
-    fn piped(&mut self, input: impl BufRead) -> Outcome {
+    fn piped(&mut self, mut input: impl BufRead) -> Outcome {
         let mut skipped = 0;
-        for (n, line) in input.split(b'\n').enumerate() {
-            let bytes = line.map_err(|e| failure(format!("reading standard input: {e}"), None))?;
+        let mut n = 0;
+        while let Some(read) = bounded_line(&mut input, knower_agents::MAX_TEXT_BYTES)
+            .map_err(|e| failure(format!("reading standard input: {e}"), None))?
+        {
+            n += 1;
+            let bytes = match read {
+                Some(bytes) => bytes,
+                None => {
+                    eprintln!(
+                        "warning: standard input line {n}: skipped, longer than a message may be ({} MiB at most)",
+                        knower_agents::MAX_TEXT_BYTES >> 20
+                    );
+                    skipped += 1;
+                    continue;
+                }
+            };
             let line = match std::str::from_utf8(bytes.strip_suffix(b"\r").unwrap_or(&bytes)) {
                 Ok(line) => line.trim(),
                 Err(e) => {
                     eprintln!(
-                        "warning: standard input line {}: skipped, not UTF-8 text (first invalid byte at column {})",
-                        n + 1,
+                        "warning: standard input line {n}: skipped, not UTF-8 text (first invalid byte at column {})",
                         e.valid_up_to() + 1
                     );
                     skipped += 1;
@@ -155,7 +168,7 @@ impl Session<'_> {
             0 => Ok(()),
             n => Err(failure(
                 format!(
-                    "{n} line{} of standard input {} not said: not UTF-8 text",
+                    "{n} line{} of standard input {} not said: not UTF-8 text, or too long",
                     if n == 1 { "" } else { "s" },
                     if n == 1 { "was" } else { "were" }
                 ),
@@ -342,4 +355,38 @@ fn history_file(root: &std::path::Path) -> PathBuf {
     root.join(knower_vault::INTERNAL_DIR)
         .join("cli")
         .join("chat-history")
+}
+
+/// The next line of `input` (without its newline): `Some(None)` for a line
+/// longer than `limit`, whose rest is read past without being kept, so
+/// that an endless line cannot fill memory; `None` at the end.
+fn bounded_line(
+    input: &mut impl BufRead,
+    limit: usize,
+) -> std::io::Result<Option<Option<Vec<u8>>>> {
+    let mut line = Vec::new();
+    let mut too_long = false;
+    let mut any = false;
+    loop {
+        let chunk = input.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok(any.then(|| (!too_long).then_some(line)));
+        }
+        any = true;
+        let (part, end) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(at) => (&chunk[..at], Some(at + 1)),
+            None => (chunk, None),
+        };
+        if !too_long && line.len() + part.len() <= limit {
+            line.extend_from_slice(part);
+        } else {
+            too_long = true;
+            line = Vec::new();
+        }
+        let used = end.unwrap_or(chunk.len());
+        input.consume(used);
+        if end.is_some() {
+            return Ok(Some((!too_long).then_some(line)));
+        }
+    }
 }

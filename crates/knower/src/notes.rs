@@ -12,7 +12,9 @@ use knower_vault::{
 
 use crate::cli::Why;
 use crate::context::{ACTOR, Context, IndexUse, warn_index_problems, warn_problems};
-use crate::output::{Failure, Outcome, failure, print_json, progress_bar, stdin_text};
+use crate::output::{
+    Failure, MAX_STDIN_NOTE_BYTES, Outcome, failure, print_json, progress_bar, stdin_text,
+};
 
 pub fn init(ctx: &Context, path: Option<PathBuf>) -> Outcome {
     let path = path.map_or_else(|| ctx.location(), Ok)?;
@@ -141,13 +143,13 @@ fn author(why: Why, default: String) -> Author {
 }
 
 pub fn write(ctx: &Context, path: &str, why: Why) -> Outcome {
-    let content = stdin_text()?;
+    let content = stdin_text(MAX_STDIN_NOTE_BYTES, "a note")?;
     let author = author(why, format!("knower write {path}"));
     change(ctx, |vault| vault.write(path, &content, &author))
 }
 
 pub fn append(ctx: &Context, path: &str, top: bool, why: Why) -> Outcome {
-    let content = stdin_text()?;
+    let content = stdin_text(MAX_STDIN_NOTE_BYTES, "a note")?;
     let position = if top { Position::Top } else { Position::Bottom };
     let author = author(why, format!("knower append {path}"));
     change(ctx, |vault| vault.append(path, &content, position, &author))

@@ -119,11 +119,28 @@ pub fn print_json(value: &impl Serialize) -> Outcome {
     Ok(())
 }
 
-pub fn stdin_text() -> Result<String, Failure> {
+/// The most a note written from standard input may hold.
+pub const MAX_STDIN_NOTE_BYTES: usize = 64 << 20;
+
+/// Standard input as text, at most `limit` bytes (`what` names it in the
+/// refusal): more is refused once the limit is passed, without reading
+/// the rest, so that `knower update < /dev/zero` cannot fill memory.
+pub fn stdin_text(limit: usize, what: &str) -> Result<String, Failure> {
     let mut bytes = Vec::new();
     io::stdin()
+        .lock()
+        .take(limit as u64 + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| failure(format!("reading standard input: {e}"), None))?;
+    if bytes.len() > limit {
+        return Err(failure(
+            format!(
+                "standard input is more than {what} may hold ({} MiB at most)",
+                limit >> 20
+            ),
+            None,
+        ));
+    }
     String::from_utf8(bytes).map_err(|e| {
         failure(
             format!(

@@ -16,7 +16,7 @@ use crate::search::embed_with_progress;
 fn read_update(text: Option<String>, files: &[PathBuf]) -> Result<Payload, Failure> {
     let text = match text {
         Some(t) if t != "-" => t,
-        _ => stdin_text()?,
+        _ => stdin_text(knower_agents::MAX_TEXT_BYTES, "an update")?,
     };
     let mut attachments = Vec::new();
     for file in files {

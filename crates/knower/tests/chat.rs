@@ -231,3 +231,28 @@ fn a_piped_line_that_is_not_utf8_costs_that_line_and_the_run_says_so() {
         "the lines around the bad one are said, a carriage return is not part of one, /quit ends the run"
     );
 }
+
+#[test]
+fn a_piped_line_longer_than_a_message_costs_that_line_with_its_cap_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = dir.path();
+    knower(v, &["init"], "");
+    let mut input = vec![b'x'; 3 << 20];
+    input.extend_from_slice(b"\nServer Alpha in Oslo has 8 cores.\n");
+    let mut chat = knower_command(v);
+    chat.arg("chat");
+    let out = run(chat, input);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "standard input line 1: skipped, longer than a message may be (1 MiB at most)"
+        ),
+        "{stderr}"
+    );
+    let said: Vec<String> = records(v)
+        .iter()
+        .map(|r| r["user"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(said, ["Server Alpha in Oslo has 8 cores."]);
+}

@@ -626,3 +626,30 @@ fn output_into_a_pipe_closed_early_ends_quietly() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(out.status.signal(), Some(libc::SIGPIPE), "{:?}", out.status);
 }
+
+#[test]
+fn endless_standard_input_is_refused_at_its_cap_with_the_cap_named() {
+    let (_dir, vault) = new_vault();
+    for (args, cap) in [
+        (vec!["update"], "an update may hold (1 MiB at most)"),
+        (
+            vec!["write", "notes/zero.md"],
+            "a note may hold (64 MiB at most)",
+        ),
+    ] {
+        let started = std::time::Instant::now();
+        let out = support::knower_command(&vault)
+            .args(&args)
+            .stdin(std::fs::File::open("/dev/zero").unwrap())
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{args:?}");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(said.contains(cap), "{args:?}: {said}");
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "{args:?}"
+        );
+    }
+    assert!(!vault.join("notes/zero.md").exists());
+}
