@@ -15,7 +15,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::{Read, day_of, headline, noise, record, stem};
+use super::{Read, day_of_record, headline, noise, record, stem};
 use crate::conversation::{Conversation, Format, Kept, Ran, Turn};
 
 /// Whether a record is one of a Claude Code session's. Sessions open with
@@ -79,10 +79,7 @@ pub fn read(path: &Path, lines: &mut dyn Iterator<Item = (usize, String)>) -> Re
             ));
             continue;
         };
-        let day = record
-            .get("timestamp")
-            .and_then(Value::as_str)
-            .and_then(day_of);
+        let day = day_of_record(&record);
         if first_day.is_none() {
             first_day = day.clone();
         }

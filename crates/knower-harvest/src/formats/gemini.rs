@@ -14,7 +14,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::{Read, day_of, headline, noise, record, stem};
+use super::{Read, day_of, day_of_record, headline, noise, record, stem};
 use crate::conversation::{Conversation, Format, Kept};
 
 /// A `.jsonl` record of a Gemini CLI session: its first line (with
@@ -67,10 +67,7 @@ fn message_into(message: &Value, kept: &mut Kept) {
         Some(Value::Array(parts)) => parts_text(parts),
         _ => return,
     };
-    let day = message
-        .get("timestamp")
-        .and_then(Value::as_str)
-        .and_then(day_of);
+    let day = day_of_record(message);
     let id = message
         .get("id")
         .and_then(Value::as_str)

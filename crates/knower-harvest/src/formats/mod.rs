@@ -383,6 +383,15 @@ pub(crate) fn day_of(timestamp: &str) -> Option<String> {
     ok.then(|| day.to_string())
 }
 
+/// The day of a record's `timestamp` (Claude Code's, Codex's and Gemini
+/// CLI's records all carry one).
+pub(crate) fn day_of_record(record: &Value) -> Option<String> {
+    record
+        .get("timestamp")
+        .and_then(Value::as_str)
+        .and_then(day_of)
+}
+
 /// The day of seconds since the epoch (ChatGPT's `create_time`).
 pub(crate) fn day_of_epoch(seconds: f64) -> Option<String> {
     if !seconds.is_finite() {

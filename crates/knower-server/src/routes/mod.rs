@@ -39,13 +39,18 @@ async fn mcp_null_id(request: axum::extract::Request, next: axum::middleware::Ne
         return next.run(request).await;
     }
     let (parts, body) = request.into_parts();
-    let bytes = match axum::body::to_bytes(body, MAX_JSON_BYTES).await {
+    // As much as the largest body the server takes: MCP tools carry up to
+    // 4 MiB of content and refuse more themselves, with their own words.
+    let bytes = match axum::body::to_bytes(body, MAX_MULTIPART_BYTES).await {
         Ok(bytes) => bytes,
         Err(_) => {
             return ApiError::new(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 "too_large",
-                format!("an MCP message is at most {} MiB", MAX_JSON_BYTES >> 20),
+                format!(
+                    "an MCP message is at most {} MiB",
+                    MAX_MULTIPART_BYTES >> 20
+                ),
             )
             .into_response();
         }
