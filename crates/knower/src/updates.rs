@@ -164,7 +164,8 @@ pub fn ask(ctx: &Context, question: &str, mode: ModeArg, scope: Option<String>) 
 }
 
 pub fn inbox_list(ctx: &Context) -> Outcome {
-    let items = knower_agents::inbox_list(&*ctx.vault()?)?;
+    // Through the service, as HTTP and MCP list it.
+    let items = ctx.service()?.inbox()?;
     if ctx.json {
         return print_json(&items);
     }
