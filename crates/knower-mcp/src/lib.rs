@@ -112,9 +112,9 @@ pub fn http_service(knower: Knower) -> (HttpService, CancellationToken) {
 async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, String> + Send + 'static,
 ) -> Result<T, String> {
-    tokio::task::spawn_blocking(work)
+    knower_service::blocking(move || work().map_err(knower_service::Error::Invalid))
         .await
-        .map_err(|e| format!("the operation stopped: {e}"))?
+        .map_err(|e| e.to_string())
 }
 
 /// A tool's answer: the JSON as text (what every client shows) and as

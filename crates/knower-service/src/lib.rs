@@ -30,6 +30,6 @@ pub use events::Events;
 pub use queue::{Queue, QueueError};
 pub use run::{RunFile, RunInfo, alive, log_path, running};
 pub use service::{
-    ChatOutcome, MAX_KEY_CHARS, Question, Service, Serving, Wait, check_key, prompts,
+    ChatOutcome, MAX_KEY_CHARS, Question, Service, Serving, Wait, blocking, check_key, prompts,
 };
 pub use updates::UpdateLog;

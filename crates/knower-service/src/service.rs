@@ -560,8 +560,9 @@ pub struct ChatOutcome {
     pub update: Option<Update>,
 }
 
-/// Runs blocking work (the agents, the index, the vault) off the event loop.
-async fn blocking<T: Send + 'static>(
+/// Runs blocking work (the agents, the index, the vault) off the event
+/// loop: the one helper the service and its surfaces use for it.
+pub async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> Result<T> + Send + 'static,
 ) -> Result<T> {
     tokio::task::spawn_blocking(work)

@@ -161,8 +161,7 @@ async fn blocking<T: Send + 'static>(
     work: impl FnOnce(&knower_service::Service) -> Result<T, knower_service::Error> + Send + 'static,
 ) -> Result<T, ApiError> {
     let service = app.service.clone();
-    tokio::task::spawn_blocking(move || work(&service))
+    knower_service::blocking(move || work(&service))
         .await
-        .map_err(|e| ApiError::internal(e.to_string()))?
         .map_err(ApiError::from)
 }
