@@ -160,20 +160,19 @@ impl Conversation {
         out
     }
 
-    /// SHA-256 of [`Conversation::text`], in hex: the ledger's key, so the
-    /// same content met again (another copy, another path) costs nothing.
-    pub fn digest(&self) -> String {
+    /// Its size (the text kept and the bytes past what was kept) and its
+    /// digest, from one rendering of its text. The digest is the SHA-256 of
+    /// [`Conversation::text`] (and of how much was not kept), in hex: the
+    /// ledger's key, so the same content met again (another copy, another
+    /// path) costs nothing.
+    pub fn measure(&self) -> (usize, String) {
+        let text = self.text();
         let mut hasher = Sha256::new();
-        hasher.update(self.text().as_bytes());
+        hasher.update(text.as_bytes());
         if self.omitted > 0 {
             hasher.update(format!("[and {} bytes more]", self.omitted).as_bytes());
         }
-        hex(&hasher.finalize())
-    }
-
-    /// Its size: the text kept and the bytes past what was kept.
-    pub fn size(&self) -> usize {
-        self.text().len() + self.omitted
+        (text.len() + self.omitted, hex(&hasher.finalize()))
     }
 
     /// Where it came from, as the ledger records it.

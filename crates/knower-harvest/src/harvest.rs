@@ -282,8 +282,7 @@ impl Harvester {
         options: Options,
         report: &mut Report,
     ) -> Planned {
-        let size = conversation.size();
-        let sha256 = conversation.digest();
+        let (size, sha256) = conversation.measure();
         let class = if conversation.is_empty() {
             Class::Empty
         } else if ledger
@@ -356,7 +355,7 @@ impl Harvester {
                 continue;
             }
             let read = formats::each(&source.path, &mut |conversation| {
-                let sha256 = conversation.digest();
+                let (size, sha256) = conversation.measure();
                 // Two copies of one conversation in this run: the first
                 // does it; a conversation the plan did not see (the file
                 // changed since) waits for the next run.
@@ -366,7 +365,7 @@ impl Harvester {
                 {
                     return;
                 }
-                if let Err(e) = self.one(&conversation, sha256, options, &mut run, report) {
+                if let Err(e) = self.one(&conversation, size, sha256, options, &mut run, report) {
                     run.failure = Some(e);
                 }
                 progress(run.done.len(), total);
@@ -392,6 +391,7 @@ impl Harvester {
     fn one(
         &self,
         conversation: &Conversation,
+        size: usize,
         sha256: String,
         options: Options,
         run: &mut Run,
@@ -408,7 +408,7 @@ impl Harvester {
             error,
         };
         let author = Author::new(ACTOR, format!("harvest “{}”", conversation.name));
-        if conversation.size() > MAX_HARVEST_SOURCE_BYTES {
+        if size > MAX_HARVEST_SOURCE_BYTES {
             return self.record(
                 &author,
                 &sha256,
