@@ -13,136 +13,9 @@
 //! left out, as are family members (a parent's care or party is often a
 //! project).
 
+use super::lexicon::*;
 use std::collections::HashMap;
 use std::sync::OnceLock;
-
-/// The words, by area of life.
-const WORDS: &[&str] = &[
-    // The car and getting about.
-    "car cars mot tyre tax parking permit petrol diesel windscreen \
-     wipers railcard taxi toll ulez bike bikes bicycle",
-    // The home and its bills, and what is reported to the council about
-    // the street ("the council" alone is as often a project's: its
-    // planning, its licences, its grants).
-    "bill bills rent broadband internet wifi electricity streetlight streetlights pothole potholes \
-     tenancy boiler chimney plumber locksmith keys bin bins recycling rubbish tip dump \
-     laundry ironing hoover vacuum dishwasher freezer kettle \
-     toaster lightbulb lightbulbs houseplants curtains duvet mattress",
-    // Post, deliveries, subscriptions and memberships.
-    "parcel parcels package courier stamps newspaper newspapers magazine \
-     subscription subscriptions membership gym netflix spotify amazon \
-     refund library",
-    // Health and looking after oneself.
-    "dentist doctor gp appointment prescription pharmacy chemist optician \
-     haircut hairdresser barber vaccine vaccination jab \
-     physio checkup vet vets kennels cattery groomer",
-    // Money and papers.
-    "bank mortgage insurance accountant payslip passport cheque cash atm \
-     overdraft",
-    // People and occasions.
-    "birthday anniversary present gift flowers christening funeral",
-    // Shopping and food.
-    "groceries supermarket milk milkman bread eggs toothpaste shampoo nappies \
-     takeaway cobbler tailor",
-    // School and childcare ("school" alone is as often a project's: a
-    // move's new schools, a course's ground school; so is "nursery", a
-    // garden's plant nursery; see `PHRASES`).
-    "uniform childminder babysitter pta",
-];
-
-/// Errands told by two words whose parts alone are not ("post" is also a
-/// blog's, "cleaning" a hull's, "glass" and "lens" a workshop's or a
-/// camera's).
-const PHRASES: &[&str] = &[
-    "window cleaner",
-    "dry cleaning",
-    "dry cleaner",
-    "dry cleaners",
-    "smoke alarm",
-    "tv licence",
-    "tv license",
-    "gas bill",
-    "phone bill",
-    "energy bill",
-    "energy supplier",
-    "water bill",
-    "water rates",
-    "post office",
-    "eye test",
-    "sight test",
-    "flu jab",
-    "contact lenses",
-    "my glasses",
-    "new glasses",
-    "reading glasses",
-    "tax return",
-    "direct debit",
-    "driving licence",
-    "credit card",
-    "bank card",
-    // A card is the user's errand for an occasion or to pay with; bare,
-    // it is as often a project's ("print the name cards for the tables",
-    // "a set of cards" for a referee).
-    "get well card",
-    "thank-you card",
-    "thank you card",
-    "thank-you note",
-    "thank you note",
-    "thank-you letter",
-    "thank you letter",
-    "sympathy card",
-    "christmas card",
-    "christmas cards",
-    "oyster card",
-    "bank statement",
-    "congestion charge",
-    "penalty charge",
-    "parking fine",
-    "blue badge",
-    "council tax",
-    "bottle bank",
-    "washing machine",
-    "tumble dryer",
-    "car wash",
-    "blood test",
-    "smear test",
-    "food shop",
-    "weekly shop",
-    "watch battery",
-    "phone charger",
-    "phone contract",
-    "gas meter",
-    "electricity meter",
-    "meter reading",
-    "meter readings",
-    "breakdown cover",
-    "printer ink",
-    "library book",
-    "library books",
-    "letting agent",
-    "school run",
-    "school trip",
-    "school dinners",
-    "nursery fees",
-    "lunch account",
-    "lunch accounts",
-    "dinner money",
-    "register to vote",
-    "postal vote",
-    "electoral roll",
-];
-
-/// Words of [`WORDS`] whose stem is another word: "parking" is no
-/// "retail park", "ironing" no "iron gate", "recycling" no "recycled
-/// platinum", "accountant" no "admin account", and "eggs" no "egg
-/// collection day" nor "duck egg blue". They count only as written.
-const AS_WRITTEN: &str = "parking ironing recycling accountant eggs";
-
-/// Places and times named with an errand's word: they say where or when
-/// a task is done, not what it is about ("practise plough stops at the car
-/// park", "book the swim at Linear for the bank holiday"). Nor do they
-/// name a project called by their first word ("Electric car").
-const PLACES: &[&str] = &["car park", "bank holiday"];
 
 /// `lower` without the places and times of [`PLACES`].
 pub(super) fn without_places(lower: &str) -> String {
@@ -161,11 +34,6 @@ fn errand_of(lower: &str, stem: &str) -> Option<&'static str> {
     (said && (!as_written || super::kind::contains_words(lower, word))).then_some(word)
 }
 
-/// The prepositions by which a task says where it puts its object or
-/// where the object sits: "in the freezer", "between the chimney and the
-/// apple tree".
-const WHERE_IT_IS_PUT: &str = "in into between under behind beside inside onto";
-
 /// `lower` without the places and times of [`PLACES`], and without where
 /// it puts its object: "Try a longer retard in the freezer" is the
 /// bakery's loaf, "Put up the dipole between the chimney and…" the
@@ -176,7 +44,7 @@ const WHERE_IT_IS_PUT: &str = "in into between under behind beside inside onto";
 /// whose object is one, and "Book the cat into the cattery", whose place
 /// is a party's ([`PARTIES`]).
 fn outside_places(lower: &str) -> String {
-    use super::kind::{OBJECT_STARTS, PREPOSITIONS, listed, plain_words};
+    use super::kind::{listed, plain_words};
     let text = without_places(lower);
     let words: Vec<&str> = plain_words(&text).collect();
     let mut kept = Vec::with_capacity(words.len());
@@ -233,11 +101,6 @@ pub(super) fn says_nothing_else(lower: &str, words: &[String]) -> bool {
         })
 }
 
-/// The prepositions after which a task tells where its object goes or
-/// comes from, when, or by what means: "to the council", "from the
-/// bank", "by Friday".
-const WHERE_IT_GOES: &str = "to for from at on by with into in via";
-
 /// Whether `about`, a task with its opening verb set aside, names an
 /// errand only where its object goes, and the words a project's notes
 /// hold (`held`) are its object's: "Courier the boards to the council"
@@ -260,13 +123,6 @@ pub(super) fn only_where_the_object_goes(about: &str, held: &[String]) -> bool {
     !held.is_empty() && held.iter().all(|w| object.contains(w)) && !errand_in_object
 }
 
-/// Errand words that name whom the user deals with rather than a thing:
-/// "for" after them says what the dealing is for ("Pay the courier for
-/// the boards"), not whose it is.
-const PARTIES: &str = "plumber locksmith dentist doctor gp pharmacy chemist optician \
-    hairdresser barber physio vet vets kennels cattery groomer bank accountant courier amazon \
-    supermarket milkman cobbler tailor childminder babysitter nursery school library gym taxi";
-
 /// Whether `about`, a task, writes a word a project's notes hold
 /// (`held`) as the owner of its `errand`: within three words before it
 /// with "'s", or after it with "for" within three words after, unless
@@ -276,7 +132,7 @@ const PARTIES: &str = "plumber locksmith dentist doctor gp pharmacy chemist opti
 /// own round. (The compound "the house insurance" names the user's own
 /// errand, and stays one.)
 pub(super) fn owned_by_what_is_held(about: &str, held: &[String], errand: &str) -> bool {
-    use super::kind::{OBJECT_STARTS, listed};
+    use super::kind::listed;
     let lower = about.to_lowercase().replace('’', "'");
     let words: Vec<&str> = super::kind::plain_words(&lower).collect();
     let errand_words = super::whole_words(errand);
@@ -315,9 +171,6 @@ fn phrase_in(lower: &str) -> Option<&'static str> {
         .find(|p| super::kind::contains_words(lower, p))
 }
 
-/// The pronouns by which a task names someone other than the user.
-const SOMEONE_ELSE: &str = "her his him their";
-
 /// Whether `text` (its stemmed content `words`) reads as an everyday
 /// errand, with the word or phrase that says so. One done for someone
 /// the text names only as "her", "him" or "their" is not the user's
@@ -338,11 +191,6 @@ pub(super) fn everyday_word(lower: &str, words: &[String]) -> Option<String> {
         .find(|(w, _)| !only_as_a_verb(lower, w))
         .map(|(_, word)| word.to_string())
 }
-
-/// Words after which a verb's form is that verb, its subject before it.
-const SUBJECTS: &[&str] = &[
-    "one", "it", "he", "she", "they", "that", "this", "which", "who",
-];
 
 /// Whether every word of `lower` that `stem` stands for is a verb after its
 /// subject: "the wooden one tires my wrist" says nothing of tyres, though

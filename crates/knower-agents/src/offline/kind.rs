@@ -29,6 +29,7 @@
 //! know is one too, which is why a note is filed less surely
 //! ([`super::route::NOTE_CONFIDENCE`]).
 
+use super::lexicon::*;
 use super::route::content_words;
 use super::verbs::{self, Past};
 
@@ -40,149 +41,6 @@ pub enum Kind {
     Preference,
     Note,
 }
-
-const TASK_STARTS: &[&str] = &[
-    "todo",
-    "to do",
-    "to-do",
-    "task:",
-    "- [ ]",
-    "[ ]",
-    "* [ ]",
-    "remember to",
-    "don't forget",
-    "do not forget",
-    "please remember to",
-    "please don't forget",
-    "please do not forget",
-    "need to",
-    "needs to",
-    "we need to",
-    "i need to",
-    "i have to",
-    "we have to",
-    "i've got to",
-    "we've got to",
-    "we must",
-    "i must",
-    "must ",
-    "should ",
-    "action item",
-    "follow up",
-    "follow-up",
-    "buy ",
-    "call ",
-    "email ",
-    "book ",
-    "schedule ",
-    "fix ",
-    "ask ",
-    "send ",
-    "renew ",
-    "pay ",
-    "check ",
-    "review ",
-    "write ",
-    "prepare ",
-    "order ",
-    "finish ",
-    "submit ",
-    "reply to",
-    "set up",
-    "clean ",
-    "cancel ",
-    "plan ",
-    "pick up",
-    "return ",
-    "run ",
-    "choose ",
-    "turn ",
-    "try ",
-    "find ",
-    "get ",
-    "make ",
-    "move ",
-    "update ",
-    "test ",
-    "add ",
-    "remove ",
-    "install ",
-    "print ",
-    "read ",
-    "draft ",
-    "contact ",
-    "visit ",
-    "confirm ",
-    "arrange ",
-    "collect ",
-    "repair ",
-    "replace ",
-    "paint ",
-    "water ",
-    "plant ",
-    "sign ",
-    "register ",
-    "reserve ",
-    "rent ",
-    "hire ",
-    "bring ",
-    "take ",
-    "share ",
-    "upload ",
-    "download ",
-    "refill ",
-    "tidy ",
-    "wash ",
-    "measure ",
-    "compare ",
-    "look up ",
-    "look into ",
-    "look for ",
-    "find out ",
-    "figure out ",
-    "sort out ",
-    "practise ",
-    "rehearse ",
-    "pack ",
-    "invite ",
-    "thank ",
-    "apply for ",
-    "request ",
-    "rebook ",
-    "redo ",
-    "reschedule ",
-    "fill in ",
-    "fill out ",
-    "hand in ",
-    "drop off ",
-    "tell ",
-    "ping ",
-    "phone ",
-    "cook ",
-    "bake ",
-    "decide ",
-    "organise ",
-    "organize ",
-    "put ",
-    "draw ",
-    "create ",
-    "cut ",
-    "back up ",
-    "mow ",
-    "fetch ",
-    "deliver ",
-    "chase ",
-    "learn ",
-    "memorise ",
-    "memorize ",
-    "revise ",
-    "investigate ",
-    "translate ",
-    "proofread ",
-];
-/// Verbs that, second in a text, make its first word their subject:
-/// "rent goes up by 4%", "water is coming through the ceiling".
-const AFTER_A_SUBJECT: &str = "is are was were has have had goes does says";
 
 /// Whether `first` opens with `start`, one of [`TASK_STARTS`]. A start
 /// that is one verb may be a noun instead, the subject of the next word
@@ -203,14 +61,6 @@ fn opens_with(first: &str, start: &str) -> bool {
     (first.starts_with(start) || again) && !(one_verb && !never_a_noun && names_a_subject(first))
 }
 
-/// The verbs of [`TASK_STARTS`] that are never a noun, so never open a
-/// subject: "decide on blackout blinds for the roof windows" asks, though
-/// "print on demand costs £4 a copy" does not.
-const NEVER_NOUNS: &str = "send renew write prepare submit cancel choose get remove install \
-    confirm arrange collect replace bring compare practise rehearse thank rebook \
-    reschedule decide organise organize put create mow fetch deliver learn memorise memorize \
-    revise investigate translate proofread";
-
 /// Whether the first word of `first`, a verb of [`TASK_STARTS`], is
 /// rather the noun that opens a subject: a verb follows it at once
 /// ("rent goes up…"), or after a preposition and a bare noun ("print on
@@ -226,11 +76,6 @@ fn names_a_subject(first: &str) -> bool {
             && present_verb_after(first, &words, 3, word(0)))
 }
 
-/// Verbs whose object may be a clause with no "that" before it: "check
-/// Tom has paid", "tell Sam is coming". A noun and a verb after them are
-/// that clause's, not a sign that the first word was a noun.
-const TAKE_A_CLAUSE: &str = "check ensure confirm see tell remind ask verify make know find let";
-
 /// Whether `noun`, second in a text after `first_word` and before `then`,
 /// ends a subject of two words that `then` is the verb of: "water
 /// pressure has dropped…", "Network Rail have moved…", "paint samples are
@@ -241,22 +86,6 @@ fn second_word_of_a_subject(first_word: &str, noun: &str, then: &str) -> bool {
         && !listed(OBJECTS, noun)
         && !listed(TAKE_A_CLAUSE, first_word)
 }
-
-/// Verbs whose plain form before an object states or asks a question
-/// rather than asks for something ("love the new layout", "cost 40
-/// pounds", "will the plumber come?"): every other verb of the
-/// lexicon ([`verbs`]), before its object, opens a task ("treat the
-/// boards…", "do twenty puzzles…", "send everyone…").
-const STATING_VERBS: &str = "love like hate hope want wish think feel seem know mean prefer need \
-    guess bet mind miss enjoy appreciate doubt suppose believe be have cost last belong contain \
-    consist depend matter owe own remain deserve equal rain snow will can";
-/// The stating verbs in "-s" that follow a subject: after a first word
-/// that could be an imperative, they make it a name or a thing.
-const STATING_PRESENTS: &str = "wants needs thinks hopes hates loves says reckons";
-/// Imperatives the lexicon cannot give: verbs of today's errands that it,
-/// built from older text, lacks, and "lay", which it knows better as the
-/// past of "lie".
-const MORE_IMPERATIVES: &str = "reboot hoover declutter text lay";
 
 /// Whether `word` (lower-case) can open an imperative: a verb's base, but
 /// not one that states, and not one far more often another verb's past
@@ -302,18 +131,6 @@ fn done_again(word: &str) -> bool {
             && !verbs::knows(word)
     })
 }
-
-/// What follows an imperative verb when it asks for a task: its
-/// object, or a pronoun standing for one.
-const OBJECTS: &str = "everyone everybody everything it them him me us up out down off back aside \
-    hundred myself yourself ourselves themselves himself herself";
-
-/// The particles an imperative may take before its object, which a
-/// noun's preposition can be too ("work in the garden is…").
-const PARTICLES_BEFORE_AN_OBJECT: &str = "in through over round";
-/// The particles of a phrasal imperative that a preposition may follow:
-/// "weigh in at…", "sign up for…", "set off on…".
-const PARTICLES_BEFORE_A_PREPOSITION: &str = "in out up down off back";
 
 /// Whether `first` (the text, lower-case, from its first word) opens with
 /// an imperative and its object ("treat the cladding…", "send everyone
@@ -428,49 +245,12 @@ fn asks_for_something(first: &str) -> bool {
             || bare_object(first, &words))
 }
 
-/// The adjectives that open an imperative's bare object by telling it is
-/// another of its kind: "fit new front tyres", "plant more garlic", "fit
-/// a spare wheel". (Not determiners: in "paint on new plaster needs…" the
-/// verb after them still has its subject.)
-const ANOTHER_OF_ITS_KIND: &str = "new more fresh spare";
-/// The determiners that say whose a thing is, or that it is one known.
-const WHOSE: &str = "the my our his her their your";
-/// Comparatives that open a bare object by telling how it differs from
-/// the one there is: "restring with lighter strings", "swap to thicker
-/// gloves". ("Better" is as often an adverb: "sleep better".)
-const COMPARATIVES: &str = "lighter heavier thicker thinner bigger smaller larger longer shorter \
-    wider narrower stronger softer harder cheaper";
-/// Adjectives of how often, only ever before a noun: "asked for daily
-/// transcripts", "send weekly updates".
-const HOW_OFTEN: &str = "daily weekly fortnightly monthly quarterly yearly annual nightly hourly";
-
 /// Whether `word` describes the noun after it as [`ANOTHER_OF_ITS_KIND`],
 /// by a comparative or by how often: a present in "-s" after it is that
 /// noun ("lighter strings", "daily transcripts"), not a verb.
 fn describes_a_noun(word: &str) -> bool {
     listed(ANOTHER_OF_ITS_KIND, word) || listed(COMPARATIVES, word) || listed(HOW_OFTEN, word)
 }
-
-/// Verbs whose object may be another verb's "-ing": opening a text before
-/// one, they ask for it ("start feeding…", "keep turning…", "try
-/// using…").
-const TAKES_A_GERUND: &str =
-    "start begin stop keep try avoid finish quit resume continue practise practice consider";
-
-/// The words that open a clause an imperative may take as its object:
-/// "mark where the sockets go", "find out what…", "decide which…".
-const QUESTION_WORDS: &str = "where what when who which whether how why";
-
-/// Determiners that open an object ("repot the chillies", "blackout a
-/// window").
-pub(super) const DETERMINERS: &str = "the a an my our his her their these those";
-
-/// Words that open a text before a determiner without being its verb:
-/// times, sentence adverbs that do not end in "-ly", and the words that
-/// come before a determiner inside a subject ("half the addresses…",
-/// "such a mess…").
-const NOT_VERBS_BEFORE_AN_OBJECT: &str = "maybe perhaps today tonight tomorrow yesterday also then \
-    still anyway both either half such quite rather twice even";
 
 /// A first word the verb lexicon does not know, in a text that goes on
 /// with a determiner, is used as a verb: a new one ("repot the
@@ -487,10 +267,6 @@ fn unknown_word_as_verb(word: &str) -> bool {
         && !listed(NOT_VERBS_BEFORE_AN_OBJECT, word)
         && !content_words(word).is_empty()
 }
-
-/// Prepositions an imperative takes before its object ("vote on April's
-/// book", "talk to the head about…", "pick between the grey and…").
-const AFTER_AN_IMPERATIVE: &str = "on for about with to into at between";
 
 /// Whether the first clause of `first`, from its third word on, has no
 /// verb of its own: "vote on April's book by Sunday" asks, while in
@@ -542,12 +318,6 @@ fn has_a_verb(first: &str, words: &[&str], from: usize, or_present: bool) -> boo
     })
 }
 
-/// The verbs in the present, modals and denials among them, that a
-/// subject ending in a past before a preposition takes ("the boilers we
-/// looked at can't heat the whole house").
-const PRESENT_AFTER_A_SUBJECT: &str =
-    "is are has have can can't cannot won't will doesn't don't isn't aren't";
-
 /// Whether the first clause of `first` (its plain `words`), from word
 /// `from` up to a joining word ("…and the hole is cut" is a clause of
 /// its own), holds a verb in the present: one of
@@ -586,12 +356,6 @@ fn present_verb_after(first: &str, words: &[&str], from: usize, subject: &str) -
                     && before != "of")
         })
 }
-
-/// What may follow a bare object of a verb ("pick tiles for the
-/// wall", "order compost and…", "price steel against timber…"): with a
-/// determiner the object is clear ([`OBJECT_STARTS`]); without one, only
-/// these words end it.
-const AFTER_A_BARE_OBJECT: &str = "for to and or from with before against";
 
 /// Whether the verb that opens `first`, an imperative or a past, takes a
 /// bare plural or mass noun as its object ("pick tiles for the shower
@@ -679,24 +443,6 @@ fn object_word(word: &&str) -> bool {
         && !listed(NOT_A_PAST_VERB, word)
 }
 
-/// Where a two-word bare object may be put ("…in the meadow", "…on the
-/// shelf"), beside [`AFTER_A_BARE_OBJECT`].
-const PLACES_AFTER_AN_OBJECT: &str = "in on into onto under behind";
-
-/// Times that only ever lie behind ("…yesterday", "…two days ago"), unlike
-/// those of [`PAST_TIMES`] a plan may name too ("…on Tuesday").
-const CLEARLY_PAST: &[&str] = &[
-    "yesterday",
-    "last night",
-    "last week",
-    "last weekend",
-    "last month",
-    "ago",
-    "just now",
-    // What was waited for and is done: "put the cover on at last".
-    "at last",
-];
-
 /// Whether `verb`, a past written as its own base ("beat", "cut", "read"),
 /// reports something done: only a time that lies behind ("cut the hedge
 /// yesterday" against "cut the hedge"), a past that the sentence goes
@@ -734,14 +480,6 @@ fn tells_a_score(lower: &str) -> bool {
         .windows(4)
         .any(|w| is_number(w[0]) && w[1] == "out" && w[2] == "of" && is_number(w[3]))
 }
-
-/// Words that join a second clause to the first.
-const JOINS: &str = "and then but so";
-/// Who may do the second clause's verb.
-const PRONOUNS: &str = "i we he she they it everyone everybody nobody someone somebody";
-
-/// Who may open a clause set after a comma that tells what happened.
-const PERSONS: &str = "i we he she they";
 
 /// Whether a clause joined to the first is told in a past that is only
 /// ever one ("…and she laughed", "…then cleared the leaves", "…and
@@ -858,49 +596,6 @@ fn told_done_to_someone(text: &str) -> bool {
     past && !listed(DESCRIBING_PASTS, &verb) && next.len() > 1 && written_as_a_name(next)
 }
 
-/// Pasts that are as often something else ("lost luggage is…", "did
-/// you…") and that the lexicon does not mark so: a past only in context,
-/// like its ambiguous ones ([`verbs::Past::Ambiguous`]).
-const AMBIGUOUS_PAST: &str = "lost did";
-/// What an ambiguous past may be followed by when it reports the past
-/// ("left the keys…", "left for Berlin", "did my first…").
-pub(super) const PREPOSITIONS: &str =
-    "to for at from with without on in by before after past early late home work";
-/// Prepositions of going somewhere or over something: after a past that
-/// opens a text they report as [`PREPOSITIONS`] do ("sailed round the
-/// island…", "paddled across the bay…").
-const OF_GOING: &str = "round around across along through into onto";
-/// Pasts in "-ed" that the lexicon takes as only ever pasts but that,
-/// before a preposition and with no subject, describe: feelings
-/// ("stressed about the exam", "delighted with…"), where something is
-/// ("located in the old mill") and what it is for or when ("designed
-/// for beginners", "planned for March").
-const DESCRIBING_PASTS: &str = "stressed obsessed scared surprised annoyed bored delighted \
-    thrilled impressed amazed relieved exhausted overwhelmed fascinated inspired satisfied \
-    embarrassed terrified shocked puzzled amused involved located positioned designed priced \
-    required needed planned scheduled expected rated";
-/// Prefixes that, with a hyphen, make a verb of a verb ("re-dressed",
-/// "pre-drilled", "double-checked"); other compounds in "-ed" describe
-/// ("left-handed", "hand-painted").
-const AGAIN_OR_BEFORE: &str = "re pre co un over under double mis";
-/// Words in "-ed" that are not past tenses and not verbs at all, so the
-/// lexicon cannot say so (a compound such as "left-handed" is not a past
-/// either).
-const NOT_PAST: &str = "hundred sacred naked wicked";
-/// A first word in "-ed" reports the past when what follows is its object
-/// ("recorded the intro", "finished two chapters"); before a bare noun it
-/// is as often an adjective ("inverted index compression…").
-/// A number written as a word ([`NUMBER_WORDS`]) opens one too.
-pub(super) const OBJECT_STARTS: &str = "the a an our my his her their its your this that these those some \
-    all both every each another enough several extra mr mrs ms dr";
-/// Numbers written as words: they open an object ("finished two
-/// chapters", "borrowed twenty trestle tables"), and after a subject's
-/// first word they are part of its name ("Episode four went out…", "Room
-/// two was…").
-pub(super) const NUMBER_WORDS: &str = "one two three four five six seven eight nine ten eleven twelve \
-    thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty \
-    sixty seventy eighty ninety";
-
 /// Whether `word` is a number written as a word ([`NUMBER_WORDS`]), or
 /// two of them joined by a hyphen ("twenty-two", "forty-one").
 fn is_number_word(word: &str) -> bool {
@@ -910,10 +605,6 @@ fn is_number_word(word: &str) -> bool {
             .split_once('-')
             .is_some_and(|(tens, units)| listed_number(tens) && listed_number(units))
 }
-/// The words that tell which of a count: "the first hundred posts".
-const ORDINALS: &str = "first second third last next";
-/// The words that multiply a count: "two thousand", "three hundred".
-pub(super) const LARGE_NUMBERS: &str = "hundred thousand million";
 /// Whether `word` is a count or a word that multiplies one: "two",
 /// "thousand" in "two thousand whips".
 fn in_a_count(word: &str) -> bool {
@@ -946,64 +637,10 @@ fn names_an_object(word: &str) -> bool {
                 .iter()
                 .any(|list| listed(list, word)))
 }
-/// Words that place a text in the recent past ("…last night", "…this
-/// morning"): with them, a first word in "-ed" before a preposition is a
-/// past ("playtested with friends last night"), not an adjective
-/// ("interested in the cello").
-const PAST_TIMES: &[&str] = &[
-    "today",
-    "yesterday",
-    "last night",
-    "this morning",
-    "this afternoon",
-    "this evening",
-    "earlier",
-    "just now",
-    "ago",
-    "last week",
-    "last weekend",
-    "this weekend",
-    "on monday",
-    "on tuesday",
-    "on wednesday",
-    "on thursday",
-    "on friday",
-    "on saturday",
-    "on sunday",
-];
 /// Whether `text` names one of the [`PAST_TIMES`].
 fn names_a_time_gone_by(text: &str) -> bool {
     PAST_TIMES.iter().any(|t| contains_words(text, t))
 }
-/// What may follow a past tense after its subject ("the prizes arrived
-/// from…", "the car broke down", "Miso had her…", "the firm came round…",
-/// "our team came third", "the first group tipped more than I
-/// expected"), beside an object or a preposition.
-const AFTER_A_PAST: &str = "today yesterday tonight overnight last this earlier again finally back \
-    up down out off over about round around away through first second third more less if whether \
-    it them him us me she he we they you and but while when because until \
-    nothing something everything anything no";
-/// The pronouns a verb takes as its object, which no adjective is
-/// followed by ("filled it up", "told them").
-const OBJECT_PRONOUNS: &str = "it them him me us you";
-/// What opens a present verb's object right after it: an article, or a
-/// pronoun that stands for a thing ("fades anything", "chews the post").
-const A_THING_OPENS: &str = "the a an anything everything something nothing";
-/// The particles of phrasal verbs ("picked up", "sorted out").
-const PARTICLES: &str = "up down out off back in over";
-/// Words that start a subject ("the raffle prizes…", "our drummer…");
-/// "my" is left to the facts about the user ("my sister moved…").
-const SUBJECT_STARTS: &str = "the our his her their its this that these those a an";
-/// The prepositions that tell where a subject is, where it comes from or
-/// what it is for ("the box *at* Low Farm…", "the offer *from* the
-/// college…", "the grant *for* the lathe came through").
-const SUBJECT_PLACES: &str = "at in on near by behind from for";
-/// How the user names themself at the start of a fact about them.
-const THE_USER: &str = "i i'm i've i'd me my mine";
-/// Words that end a subject without a past ("the house was built…", "the
-/// plumber says…"): what follows is a state, not something that happened.
-const NOT_A_PAST_VERB: &str = "is are was were be been has have will would can could should may \
-    might must do does did isn't aren't wasn't weren't hasn't haven't won't can't";
 
 /// Whether `first` (the text, lower-case, from its first word) reports
 /// something that happened: "we" or "they" and a past tense ("we recorded
@@ -1370,10 +1007,6 @@ fn reports_the_past(first: &str) -> bool {
     })
 }
 
-/// What follows "went" when it tells how an event went, not where
-/// something went or what it became ("went flat").
-const HOW_IT_WENT: &str = "well fine badly smoothly ok okay great brilliantly";
-
 /// The word a contraction opens with ("he'll", "they're": "he",
 /// "they"), when `word` is one.
 fn pronoun_of(word: &str) -> Option<&str> {
@@ -1387,37 +1020,6 @@ fn pronoun_of(word: &str) -> Option<&str> {
 fn could_be_a_verb(word: &str) -> bool {
     verbs::is_base(word) || verbs::is_present_s(word) || listed(NOT_A_PAST_VERB, word)
 }
-
-/// The pasts that tell how something seemed, became or went, which a
-/// bare adjective or adverb follows as a noun would ("the room felt
-/// cold", "the starter went flat").
-const SEEMING_PASTS: &str = "looked felt seemed sounded tasted smelled smelt became stayed \
-    remained turned grew appeared went got";
-
-/// Adverbs that tell a past has happened at last, or against the odds.
-const AT_LAST: &str = "finally eventually actually";
-/// The pasts that tell what someone said: "the centre confirmed
-/// kayaking is on the Tuesday" is news of what they said, whatever
-/// follows.
-const SAID: &str = "said told wrote confirmed announced";
-/// The words after which a past may describe what follows ("the
-/// finished painting", "a signed shirt") rather than be the verb. (Not
-/// "this" or "that", which are as often the subject: "that helped".)
-const DESCRIBED_AFTER: &str = "the a an our their his her its";
-/// The participles of a decision passed on to someone ("the bid was
-/// accepted"), or of a date changed ("the visit was moved to the
-/// twelfth", "the match was postponed").
-const DECIDED: &str = "accepted approved rejected refused granted awarded shortlisted \
-    moved postponed cancelled canceled rescheduled delayed";
-/// The particles of a piece of work done to a subject in the passive
-/// ("was cut out", "was taken away", "was bricked up").
-const DONE_WITH: &str = "out away down up off";
-/// Participles that with such a particle tell how a subject is, not what
-/// was done to it: "worn out", "fed up", "sold out", "laid out".
-const HOW_IT_IS: &str =
-    "worn tired stressed freaked burnt burned fed washed spaced laid made mixed messed sold backed";
-/// The verbs that pass on what someone said.
-const REPORTING: &str = "says said tells told writes wrote reckons";
 
 /// The text of `first` after `word`, one of its [`plain_words`], and a
 /// "that" opening it.
@@ -1471,11 +1073,6 @@ fn reports_after_a_heading(first: &str) -> bool {
         })
 }
 
-/// The pasts that tell when a doing began, went on or ended: followed by
-/// what was done ("knee started hurting at 10 km", "the hens stopped
-/// laying"), they report a change, never a standing fact.
-const ASPECT_PASTS: &str = "started stopped began kept finished quit resumed continued";
-
 /// `verb` is one of [`ASPECT_PASTS`] and `next` the doing it governs.
 fn continues_doing(verb: &str, next: &str) -> bool {
     listed(ASPECT_PASTS, verb) && continues(next)
@@ -1526,108 +1123,6 @@ fn past_form(word: &str) -> Option<Past> {
         unknown_in_ed.then_some(Past::Clear)
     })
 }
-
-/// Said of the user directly: a preference even when a task word starts it.
-const ABOUT_ME: &[&str] = &["call me ", "my name is", "i am called"];
-/// How a fact about the user, or the people in their life, begins ("my
-/// sister lives in…", "my partner's name is…", "I work from home…").
-const FIRST_PERSON: &[&str] = &[
-    "my ",
-    "i am ",
-    "i'm ",
-    "i work ",
-    "i live ",
-    "i was born",
-    // What the user trained or worked as: "I qualified as a vet in 2009",
-    // "I was called to the Bar in 2006".
-    "i qualified as a",
-    "i was called to the bar",
-    "i trained as a",
-    "i worked as a",
-    "i retired as a",
-    "i speak ",
-    "i've been ",
-    "i grew up",
-    "i don't ",
-    "i do not ",
-    "i can't eat ",
-    "i cannot eat ",
-    "i can't drink ",
-    "i cannot drink ",
-];
-const EVENT_WORDS: &[&str] = &[
-    "decided",
-    "decision",
-    "shipped",
-    "released",
-    "launched",
-    "deployed",
-    "merged",
-    "signed",
-    "we agreed",
-    "agreed to",
-    "completed",
-    "finished",
-    "met with",
-    "meeting with",
-    "kicked off",
-    "went live",
-    "hired",
-    "approved",
-    "announced",
-    "closed the",
-    "migrated",
-    "switched to",
-    "booked",
-    "bought",
-    "ordered",
-    "paid",
-    "harvested",
-    "planted",
-    "delivered",
-    "published",
-    "submitted",
-    "received",
-    "cancelled",
-    "canceled",
-];
-const PREFERENCE_WORDS: &[&str] = &[
-    "i prefer",
-    "i like ",
-    "i love ",
-    "i hate ",
-    "i dislike",
-    "i don't like",
-    "i do not like",
-    "my favorite",
-    "my favourite",
-    // (A whole word: "they have never used a steamer" tells of them.)
-    "always use ",
-    "never use ",
-    "please always",
-    "please never",
-    "please don't ",
-    "please do not ",
-    "call me ",
-    "i'm allergic",
-    "i am allergic",
-    "i'm vegetarian",
-    "i am vegetarian",
-    "i'm vegan",
-    "i am vegan",
-    "my name is",
-    "i work as",
-    "i live in",
-    "my birthday",
-    "i usually",
-    "i always ",
-    "i never ",
-    "i can't stand",
-    "i cannot stand",
-    "i enjoy",
-    "i'd rather",
-    "i would rather",
-];
 
 /// A text from its first word: the marks of a list item set aside.
 fn after_bullets(text: &str) -> &str {
@@ -1734,30 +1229,6 @@ fn warns_what_happens_otherwise(first: &str) -> bool {
     })
 }
 
-/// The people in the user's life, their doctor and dentist among them: a
-/// fact about them is the profile's whatever its condition ("my mum still
-/// lives in Cork").
-pub(super) const PEOPLE: &str = "mum mom mother dad father parents son sons daughter daughters child children \
-    kids boys girls baby brother brothers sister sisters partner wife husband boyfriend girlfriend \
-    fiance fiancee grandma grandmother gran granny grandad grandpa grandfather grandparents \
-    grandson granddaughter grandchild grandchildren grandkids aunt uncle \
-    cousin niece nephew in-laws family friend neighbour neighbor boss manager \
-    mother-in-law father-in-law sister-in-law brother-in-law son-in-law daughter-in-law \
-    stepmum stepdad stepmother stepfather stepson stepdaughter twins triplets \
-    doctor gp dentist";
-
-/// What "I have" is followed by when it does not say what the user has:
-/// an infinitive ("I have to…"), a perfect ("I have just…", "I have
-/// never…"; a participle is checked apart) or nothing at all ("I have no
-/// idea…").
-const NOT_HAD: &str = "to no not just already never been got always";
-
-/// Verbs that, after "I", tell how something strikes the user or how
-/// they feel under a condition ("I find it hard to…", "I get motion sick
-/// after an hour in the rig", "I struggle with the statistics") rather
-/// than what they do.
-const LINKING_VERBS: &str = "find get become struggle";
-
 /// Whether `first` tells what the user does as a habit, "I" and a verb
 /// in the present: "I wear glasses for driving", "I cycle to work". Not a
 /// stating verb ("I think…", "I need…") or a linking one
@@ -1787,10 +1258,6 @@ fn tells_what_the_user_has(first: &str) -> bool {
     !next.is_empty() && !listed(NOT_HAD, next) && !is_past(next) && !verbs::is_participle(next)
 }
 
-/// Quantifiers that float between a subject and its verb: "they both
-/// went…", "the barcodes all scanned…".
-const QUANTIFIERS: &str = "all both";
-
 /// `first` without a quantifier that opens it before "my": "both my
 /// parents are deaf", "all of my sisters live abroad" tell of them as
 /// "my parents are deaf" does.
@@ -1805,14 +1272,6 @@ fn without_a_quantifier_before_my(first: &str) -> &str {
         first
     }
 }
-
-/// Verbs in the present that a past after them makes no report of: a
-/// passive's "get", and how a thing seems ("look abandoned").
-const GET_OR_SEEM: &str = "get gets look looks seem seems appear appears";
-
-/// The courses and trainings a working life is built on.
-const STUDIES: &str = "phd doctorate degree masters master's apprenticeship training residency \
-    a-levels gcses pgce diploma";
 
 /// Whether `first` tells how the user trained for their working life, as
 /// "I qualified as a vet" does: "I did my PhD on kelp forests…", "I did
@@ -1876,10 +1335,6 @@ fn tells_how_the_user_trained(first: &str) -> bool {
     }
     after_opening(first, &["i trained in ", "i trained at "]).is_some()
 }
-
-/// The decades of a life, as the user tells their own ("in my twenties").
-const DECADES_OF_A_LIFE: &str =
-    "teens twenties thirties forties fifties sixties seventies eighties nineties";
 
 /// Whether `first` tells when in their life the user did something, by
 /// their age: "I went to sea at seventeen as an engine cadet", "I left
@@ -1961,15 +1416,6 @@ fn tells_how_the_users_body_reacts(first: &str) -> bool {
         })
 }
 
-/// What the body does when something disagrees with it.
-const REACTIONS: &str = "hives rash rashes headache headaches migraine migraines heartburn \
-    indigestion eczema asthma wheezy wheeze bloated sick ill itchy itch queasy nauseous dizzy \
-    cramps cramp spots seasick carsick airsick vertigo faint breathless palpitations";
-
-/// The ages of a life told by who one was then: "as a child", "as a
-/// junior", "as a student".
-const AGES_OF_LIFE: &str = "child kid toddler baby boy girl teenager teen junior student";
-
 /// Whether `word` is a number an hour of the clock is told in: one of
 /// the first twelve of [`NUMBER_WORDS`].
 fn is_an_hour(word: &str) -> bool {
@@ -1985,16 +1431,6 @@ fn tells_the_clock(number: &str, next: &str) -> bool {
         _ => listed(OF_THE_CLOCK, next),
     }
 }
-/// Words after any number that make it a time of day: "minutes",
-/// "hundred".
-const OF_THE_CLOCK: &str = "minutes mins o'clock am pm hundred";
-/// The numbers minutes are told in before "past" or "to".
-const MINUTES_ROUND_THE_CLOCK: &str = "five ten twenty twenty-five quarter half";
-
-/// The spans a part of the user's life is told in.
-const SPANS: &str = "year years month months decade decades";
-/// The decades told in words.
-const DECADES: &str = "sixties seventies eighties nineties noughties";
 
 /// Whether `word` names a decade: "the eighties", "the 1980s".
 fn is_a_decade(word: &str) -> bool {
@@ -2003,10 +1439,6 @@ fn is_a_decade(word: &str) -> bool {
             .strip_suffix('s')
             .is_some_and(|year| year.len() == 4 && is_number(year) && year.ends_with('0'))
 }
-
-/// The pasts that tell when a place or a body began or ended: after
-/// "since the…", they date a span of the user's life as a year does.
-const OPENED_OR_CLOSED: &str = "opened closed shut started began launched merged folded";
 
 /// Whether `first` tells how long the user has done something, a fact of
 /// their life as "I've been vegan for six years" is: "I've taught for
@@ -2086,15 +1518,6 @@ fn tells_how_long_the_user_has(first: &str) -> bool {
     })
 }
 
-/// The pasts by which the user's life took a turn: with the year it
-/// did, a fact of their life. A start is one: "I started the firm with
-/// one borrowed van in 1998", "I opened the shop in 2015".
-const TURNS_OF_LIFE: &str =
-    "left joined retired quit emigrated graduated moved came started founded opened";
-/// Where the user moved or came to, when "moved" or "came" is a turn of
-/// their life ("I moved the shed…" is not).
-const MOVED_TO: &str = "to here abroad back over";
-
 /// Whether `first` tells a turn in the user's life and the year of it:
 /// "I left the police to teach driving in 2012", "I joined the police in
 /// 1998", "I retired in 2019", "I moved to Leeds in 2015", "I came to
@@ -2117,10 +1540,6 @@ fn tells_a_turn_in_the_users_life(first: &str) -> bool {
             .windows(2)
             .any(|pair| pair[0] == "in" && a_year(pair[1]))
 }
-
-/// The family a business or a holding passes down from.
-const ELDERS: &str = "mum mom mother dad father parents grandma grandmother gran granny grandad \
-    grandpa grandfather grandparents aunt uncle family";
 
 /// Whether `first` tells what the user took over from their elders, a
 /// fact of their life as a trade learnt is: "I took the nursery over
@@ -2209,10 +1628,6 @@ pub(super) fn tells_who_someone_is(first: &str) -> bool {
     after.iter().take(3).any(|w| listed(PEOPLE, w))
 }
 
-/// Verbs that take a participle after them in a task ("get started on…",
-/// "keep it covered", "have the boiler serviced").
-const BEFORE_A_PARTICIPLE: &str = "get have keep leave let make see stay become go";
-
 /// Whether `first` opens with a verb of two words whose second is a past
 /// not written as its base, before its object: "test drove the Octavia",
 /// "double checked the booking", "spring cleaned the garage" report,
@@ -2256,17 +1671,6 @@ pub(super) fn without_task_opening(text: &str, kind: Kind) -> &str {
         None => text,
     }
 }
-
-/// Verbs of wanting: a participle in their clause is what someone wants
-/// done, not what was ("HR wants every review submitted by…").
-const WANTING: &str = "want wants need needs expect expects hope hopes";
-/// What makes a participle after it a passive yet to happen or holding
-/// now ("once the plan is approved", "it will be signed"), not a report.
-const NOT_YET: &str = "is are be gets get";
-
-/// What opens a clause of what must happen first: "…can't start until
-/// the plumber's finished" tells nothing finished yet.
-const FIRST_MUST: &str = "until till unless";
 
 /// `word` in `text` at word boundaries, and not denied just before
 /// ("haven't decided", "not approved", "never shipped"). A participle

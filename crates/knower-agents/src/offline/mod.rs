@@ -7,6 +7,7 @@ mod answer;
 mod common;
 mod errands;
 mod kind;
+mod lexicon;
 mod route;
 mod update;
 mod verbs;
@@ -14,6 +15,7 @@ mod verbs;
 pub use answer::{answer, answer_without};
 
 use knower_index::analyzer::CaseParts;
+use lexicon::IRREGULAR_PLURALS;
 
 /// The words of `text` as the index sees them: stop words dropped, the
 /// rest stemmed (book, booked, booking are one), sorted and unique. What
@@ -40,28 +42,6 @@ pub(crate) fn whole_words(text: &str) -> Vec<String> {
 fn words_as_written(text: &str) -> Vec<String> {
     words_of(text, CaseParts::Whole)
 }
-
-/// Nouns whose plural the stemmer does not bring to their singular's
-/// stem ("loaves" stems to "loav", "loaf" to "loaf"), each with its
-/// singular. Not those whose plural is another word as well ("leaves",
-/// "lives", "men").
-const IRREGULAR_PLURALS: &[(&str, &str)] = &[
-    ("loaves", "loaf"),
-    ("shelves", "shelf"),
-    ("halves", "half"),
-    ("knives", "knife"),
-    ("wolves", "wolf"),
-    ("calves", "calf"),
-    ("hooves", "hoof"),
-    ("scarves", "scarf"),
-    ("wives", "wife"),
-    ("thieves", "thief"),
-    ("children", "child"),
-    ("teeth", "tooth"),
-    ("feet", "foot"),
-    ("mice", "mouse"),
-    ("geese", "goose"),
-];
 
 /// The stem of each irregular past or participle ([`verbs::irregular_forms`])
 /// mapped to its base's stem: "ran" is "run", "wrote" is "write", as

@@ -71,6 +71,7 @@
 //! Inside a project, tasks go to `tasks.md`, events to `changelog.md`,
 //! notes and preferences to `state.md`.
 
+use super::lexicon::*;
 use std::collections::BTreeMap;
 
 use knower_index::{Index, Mode, SearchOptions};
@@ -78,9 +79,8 @@ use knower_vault::{EntryKind, Vault, frontmatter};
 use serde_json::Value;
 
 use super::kind::{
-    DETERMINERS, Kind, LARGE_NUMBERS, NUMBER_WORDS, PEOPLE, contains_words, doubtful_kind,
-    found_words, is_number, kind_name, kind_of, kind_rule, listed, plain_words,
-    tells_who_someone_is, without_task_opening,
+    Kind, contains_words, doubtful_kind, found_words, is_number, kind_name, kind_of, kind_rule,
+    listed, plain_words, tells_who_someone_is, without_task_opening,
 };
 use super::whole_words;
 use crate::error::Result;
@@ -100,83 +100,6 @@ pub struct Decision {
     #[serde(skip)]
     pub choices: Vec<Choice>,
 }
-
-/// How a fact in the first person says it holds only at times, as a
-/// project's notes tell of its practice ("my ears won't equalise if I go
-/// down fast", "my easy pace is 6:10 at the moment", "I keep lifting my
-/// head off the stock"), of a symptom at a time of day ("I wake up with
-/// a headache most mornings") or of where a piece of work stands ("I don't
-/// know who the killer is yet"): facts about who the user is hold always
-/// ("I'm left-handed", "my sister lives in Leeds", "I leave by half four
-/// every day").
-const AT_TIMES: &[&str] = &[
-    "when",
-    "whenever",
-    "every time",
-    "if",
-    "unless",
-    "still",
-    "at the moment",
-    "for now",
-    "yet",
-    "these days",
-    "so far",
-    "i keep",
-    "most mornings",
-    "most evenings",
-    "most nights",
-    "some mornings",
-    "some evenings",
-    "some nights",
-    "every morning",
-    "every evening",
-    "every night",
-];
-/// Tastes stay the user's whatever the condition ("I prefer tea when it's
-/// cold"). Not all of the kind rules' `PREFERENCE_WORDS`: a habit ("I
-/// always underexpose when there's snow") is as often a project's
-/// practice.
-const TASTES: &[&str] = &[
-    "i prefer",
-    "i like ",
-    "i love ",
-    "i hate ",
-    "i dislike",
-    "i enjoy",
-    "i'd rather",
-    "i would rather",
-    "i can't stand",
-    "i cannot stand",
-    "favourite",
-    "favorite",
-    "allergic",
-    "vegetarian",
-    "vegan",
-];
-
-/// Where the user comes from, which is who they are whatever else the
-/// sentence says ("I grew up in Swansea and my parents still live
-/// there").
-const ORIGINS: &[&str] = &[
-    "i grew up",
-    "i was born",
-    "i was brought up",
-    "i was raised",
-    "i'm from",
-    "i am from",
-    "i come from",
-    "i'm originally from",
-];
-
-/// What the user's own particulars are called: "my name…", "my
-/// birthday…", "my shoe size…" are who they are, whatever a project's
-/// notes say.
-const PARTICULARS: &str = "name names birthday address email phone age height shoe size \
-    favourite favorite";
-
-/// The words that tell one of the user's people from another ("my *best*
-/// friend", "my *younger* brother", "my *late* father").
-const WHICH_ONE: &str = "best oldest eldest older elder youngest younger little big late";
 
 /// What a first-person fact (`lower`) opening with "my" is of: the word
 /// after it and any of [`WHICH_ONE`], less an "'s" ("my daughter's…")
@@ -214,11 +137,6 @@ fn how_i_do_something(lower: &str) -> Option<&'static str> {
         .or_else(|| after_so_much(lower).then_some("after"))
 }
 
-/// The measures of how long or how far something has gone on, after which
-/// a fact about the user may start to hold.
-const MEASURES: &str = "minute minutes hour hours mile miles km kilometres kilometers lap laps \
-    length lengths session sessions round rounds set sets";
-
 /// Whether `lower` tells a condition of so much of something done: "I
 /// can't eat gels after four hours…", "I get motion sick after about an
 /// hour in the rig", "…after anything over forty miles". (Not a time of
@@ -253,44 +171,6 @@ fn of_my_things(lower: &str) -> bool {
     !of_who_i_am(lower) && my_what(lower).is_some_and(|w| !listed(PARTICULARS, w))
 }
 
-/// Words that say nothing of what a note is about: vague nouns, times
-/// (a holiday too, when told as a time: [`holidays_told_as_times`]), the
-/// verbs of a task that could be any task ("call someone about the
-/// thing", "check on it again next week"), and the everyday words any
-/// project's notes use ("plan", "idea", "find", "new"), which would
-/// otherwise tie a note to whichever project happened to use them first.
-/// "left" is one of them, leave's past as "took" is take's, or a side:
-/// "the buyers want the shed left", "my left hand is weaker".
-const VAGUE: &str = "thing things stuff someone somebody something anyone anybody anything \
-    everything everyone whatever one ones other others it them they this that these those \
-    nothing nobody nowhere somewhere anywhere everywhere else \
-    week weeks end tomorrow today tonight yesterday later soon next last time again morning \
-    afternoon evening night nights weekend spring summer autumn fall winter \
-    eve \
-    monday tuesday wednesday thursday friday saturday sunday \
-    january february march april may june july august september october november december \
-    call check do see look talk discuss ask let lets go get make think sort handle deal \
-    reckon reckons reckoned \
-    came went got made took gave said told kept did done gone left \
-    follow remind remember need needs want please maybe same like also meant means \
-    day days month months year years hour hours holiday holidays someday sometime now \
-    idea ideas thought thoughts plan plans point points way ways part parts kind lot lots bit \
-    place list \
-    item items option options question questions page pages \
-    find start finish use try keep put give take come back move say tell know mean seem \
-    new old good bad big small great nice better best worse worst interesting important first last little much \
-    many well really still just even far probably actually especially whether instead rather ahead \
-    every each yet already ever never always often sometimes usually \
-    along across around through throughout beside near via within without towards toward \
-    onto upon among between behind below beneath above under over off \
-    half quarter dozen \
-    second third \
-    us whoever whoever's whichever whichever's \
-    i'm i've i'll i'd we're we've we'll we'd you're you've you'll you'd they're they've they'll \
-    they'd he's he'll he'd she's she'll she'd it's it'll it'd that's there's what's who's let's \
-    don't doesn't didn't can't won't isn't aren't wasn't weren't haven't hasn't hadn't \
-    couldn't wouldn't shouldn't mustn't needn't";
-
 /// Whether the text weighs options rather than says something: "either
 /// the van or the website…", "whether the fair or the telescope…", "the
 /// bathroom or the hotel, whichever…". ("Ask whether the battery fits" is
@@ -311,62 +191,6 @@ fn weighs_options(lower: &str) -> bool {
         || said("whichever")
         || EITHER_UNNAMED.iter().any(|p| said(p))
 }
-
-/// "Either" with the options left unnamed: "either's fine, you pick",
-/// "works for me either way" (not "either side of the time").
-const EITHER_UNNAMED: &[&str] = &[
-    "either's",
-    "either’s",
-    "either is",
-    "either way",
-    "either works",
-    "either one",
-];
-
-/// Phrases that point at something the text does not say.
-const REFERENTIAL: &[&str] = &[
-    "same as",
-    "do the same",
-    "the same again",
-    "as last time",
-    "like last time",
-    "as before",
-    "like before",
-    "the other one",
-    "that one",
-    "as discussed",
-    "as we discussed",
-    "as we said",
-    "like we said",
-    "as agreed",
-    "as we agreed",
-    "the thing",
-    "that thing",
-    "what we agreed",
-    "what we decided",
-    "what we discussed",
-    "what we said",
-    "what i said",
-    "what you said",
-    // A verdict of someone the text does not name: "wait and see what
-    // they say".
-    "what they say",
-    "what they said",
-    "what they think",
-    "the usual",
-    "as mentioned",
-    "as i mentioned",
-    "as i said",
-    "like i said",
-    "as above",
-    "see above",
-    "per my earlier",
-    "per my last",
-    "per my previous",
-    // A place only the writer can see: "too cold to train in there".
-    "in there",
-    "in here",
-];
 
 /// The phrase by which `lower` points at something it does not say: one of
 /// [`REFERENTIAL`], or "same … as" ("same story as last year").
@@ -392,9 +216,6 @@ fn refers_elsewhere(lower: &str) -> Option<String> {
         })
 }
 
-/// What a verb does to a thing named elsewhere: "leave it", "sort them".
-const THING_PRONOUNS: &str = "it them";
-
 /// The verbs and their pronoun ("leave it") when every one of `words`,
 /// the content words of `text`, is a verb whose object is a bare pronoun:
 /// "Let's leave it for now" tells what is done to something the text
@@ -417,18 +238,6 @@ fn only_done_to_a_pronoun(text: &str, words: &[String]) -> Option<String> {
             .join(", ")
     })
 }
-
-/// Words that answer what someone else said: "Fine, as long as it's
-/// soon", "Sure, go ahead", "Right, whatever works".
-const REPLIES: &str = "fine ok okay sure yes yeah no right hmm fair agreed alright";
-
-/// The verbs of how a thing sits with the user that a reply opens with,
-/// its subject left unsaid: "works for me", "sounds good".
-const SITS_WITH_ME: &str = "works sounds suits seems looks";
-
-/// What the user says they are when they go along with what was asked:
-/// "I'm easy", "I'm game", "I'm in".
-const GOING_ALONG: &str = "easy game in";
 
 /// The opening of `lower` when the user goes along with something it does
 /// not say, alone or before a comma: "I'm easy", "I'm in, whatever day
@@ -475,10 +284,6 @@ fn answers_what_is_unsaid(lower: &str) -> Option<&str> {
     (a_reply || a_pronoun || how_it_sits).then_some(opening)
 }
 
-/// The prepositions a feeling takes its object by: "worried about it",
-/// "fed up with them", "keen on it", "sick of it", "allergic to it".
-const FEELING_PREPOSITIONS: &str = "about with on of to";
-
 /// The preposition and pronoun a fact about the user ends with, when it
 /// tells how the user feels about something the text does not name: "I'm
 /// in two minds about it" is neither the profile's nor a project's.
@@ -494,34 +299,6 @@ fn feels_about_a_pronoun(lower: &str) -> Option<String> {
         _ => None,
     }
 }
-
-/// Prepositions of several words, whose noun says nothing of what a note
-/// is about: "in front of the group" is no front door's.
-const PHRASE_PREPOSITIONS: &[&str] = &[
-    "in front of",
-    "on top of",
-    "in spite of",
-    "on behalf of",
-    "in case of",
-    "in terms of",
-    "in place of",
-    "in charge of",
-    "in favour of",
-    "in favor of",
-    "in the middle of",
-];
-
-/// A supply gone, whose verb says nothing of what a note is about: "we
-/// run out of tinned fish" is the food bank's, no runner's.
-const RUNNING_OUT: &[&str] = &["run out of", "ran out of", "running out of", "runs out of"];
-
-/// How little the user minds, whose verb says nothing of what a note is
-/// about: "Toss a coin for all I care" is no care plan's.
-const NOT_MINDING: &[&str] = &[
-    "for all i care",
-    "couldn't care less",
-    "could not care less",
-];
 
 /// The words of `text` that say what it is about: the index's terms (stop
 /// words dropped, stemmed) less [`VAGUE`] ones, counts, the nouns of
@@ -579,15 +356,6 @@ fn fits_as_a_verb(lower: &str) -> bool {
     })
 }
 
-/// What "fit" as a verb is followed by: whom, or where or how a thing
-/// goes.
-const WHOM_OR_WHERE_IT_FITS: &str =
-    "it them him her us me you in into on under over through round around between of";
-
-/// The holidays a year has, which a note may name as a time or as what
-/// a thing is for.
-const HOLIDAYS: &str = "christmas easter halloween";
-
 /// The holidays `lower` tells as times, as stemmed terms: after a
 /// preposition ("over Christmas", "before Easter") or before a day of
 /// them ("Christmas Eve", "the Easter holidays"). A time ties a note to
@@ -609,9 +377,6 @@ fn holidays_told_as_times(lower: &str) -> Vec<String> {
         .collect()
 }
 
-/// The spans of time a rate is told in.
-const RATE_UNITS: &str = "minute hour day night week month year";
-
 /// The unit of each rate `lower` tells, as stemmed terms: a span after
 /// "a", "an" or "per" that follows a count, a number of times or a
 /// plural ("sixty kilometres a day", "three times a week", "two lessons
@@ -630,9 +395,6 @@ fn units_of_a_rate(lower: &str) -> Vec<String> {
         .flat_map(|i| whole_words(words[i]))
         .collect()
 }
-
-/// The words a time follows when it is told as one: "over Christmas".
-const AROUND_A_TIME: &str = "over before after until till by since at for from around during";
 
 /// The content words of a task whose opening verb is all it says, when
 /// the verb is no everyday word: "Worm them all in the spring" is about

@@ -10,19 +10,9 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
-const LEXICON: &str = include_str!("../../data/english-verbs.txt");
+use super::lexicon::*;
 
-/// Pasts of rare verbs that are, far more often, a common verb's own base
-/// or a noun: "most members feed their starter" is no past of "to fee".
-/// (The lexicon has no frequencies to tell; "found", "saw" and "lay" stay
-/// pasts, being mostly those of find, see and lie.)
-const RARE_PASTS: &[(&str, &str)] = &[
-    ("fee", "feed"),
-    ("wee", "weed"),
-    ("rend", "rent"),
-    ("crow", "crew"),
-    ("heave", "hove"),
-];
+const LEXICON: &str = include_str!("../../data/english-verbs.txt");
 
 /// What a word is as a past tense.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
