@@ -4,14 +4,13 @@
 //! sentence is written that the vault does not contain, and the changelog's
 //! routing lines (where an update was filed) are never evidence.
 
-use knower_index::{Index, Mode, SearchOptions};
-
-use super::index_words;
 use crate::agents::OFFLINE;
 use crate::error::Result;
+use crate::offline::stems::index_words;
 use crate::recovery::CHANGELOG;
 use crate::report::{Answer, Source};
 use crate::text::ellipsis;
+use knower_index::{Index, Mode, SearchOptions};
 
 /// Passages shown at most.
 const PASSAGES: usize = 6;

@@ -13,7 +13,10 @@
 //! left out, as are family members (a parent's care or party is often a
 //! project).
 
-use super::lexicon::*;
+use crate::offline::lexicon::*;
+use crate::offline::phrasing::{contains_words, listed, plain_words};
+use crate::offline::stems::whole_words;
+use crate::offline::verbs::{is_present_s, past};
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -28,10 +31,10 @@ pub(super) fn without_places(lower: &str) -> String {
 fn errand_of(lower: &str, stem: &str) -> Option<&'static str> {
     let word = *stems().get(stem)?;
     let as_written = AS_WRITTEN.split_whitespace().any(|w| w == word);
-    let said = super::whole_words(&outside_places(lower))
+    let said = whole_words(&outside_places(lower))
         .iter()
         .any(|w| w == stem);
-    (said && (!as_written || super::kind::contains_words(lower, word))).then_some(word)
+    (said && (!as_written || contains_words(lower, word))).then_some(word)
 }
 
 /// `lower` without the places and times of [`PLACES`], and without where
@@ -44,7 +47,6 @@ fn errand_of(lower: &str, stem: &str) -> Option<&'static str> {
 /// whose object is one, and "Book the cat into the cattery", whose place
 /// is a party's ([`PARTIES`]).
 fn outside_places(lower: &str) -> String {
-    use super::kind::{listed, plain_words};
     let text = without_places(lower);
     let words: Vec<&str> = plain_words(&text).collect();
     let mut kept = Vec::with_capacity(words.len());
@@ -76,7 +78,7 @@ fn stems() -> &'static HashMap<String, &'static str> {
     STEMS.get_or_init(|| {
         let mut stems = HashMap::new();
         for word in WORDS.iter().flat_map(|line| line.split_whitespace()) {
-            for stem in super::whole_words(word) {
+            for stem in whole_words(word) {
                 stems.entry(stem).or_insert(word);
             }
         }
@@ -92,8 +94,8 @@ fn stems() -> &'static HashMap<String, &'static str> {
 pub(super) fn says_nothing_else(lower: &str, words: &[String]) -> bool {
     let phrased: Vec<String> = PHRASES
         .iter()
-        .filter(|p| super::kind::contains_words(lower, p))
-        .flat_map(|p| super::whole_words(p))
+        .filter(|p| contains_words(lower, p))
+        .flat_map(|p| whole_words(p))
         .collect();
     !words.is_empty()
         && words.iter().all(|w| {
@@ -109,15 +111,14 @@ pub(super) fn says_nothing_else(lower: &str, words: &[String]) -> bool {
 /// tenancy renewal back to the letting agent".
 pub(super) fn only_where_the_object_goes(about: &str, held: &[String]) -> bool {
     let lower = about.to_lowercase();
-    let words: Vec<&str> = super::kind::plain_words(&lower).collect();
+    let words: Vec<&str> = plain_words(&lower).collect();
     // The object is what comes before the first preposition, which must
     // follow a word of it ("for the council" alone has no object).
-    let Some(split) = (1..words.len()).find(|&i| super::kind::listed(WHERE_IT_GOES, words[i]))
-    else {
+    let Some(split) = (1..words.len()).find(|&i| listed(WHERE_IT_GOES, words[i])) else {
         return false;
     };
     let object_text = words[..split].join(" ");
-    let object = super::whole_words(&object_text);
+    let object = whole_words(&object_text);
     let errand_in_object = phrase_in(&object_text).is_some()
         || object.iter().any(|w| errand_of(&object_text, w).is_some());
     !held.is_empty() && held.iter().all(|w| object.contains(w)) && !errand_in_object
@@ -132,16 +133,12 @@ pub(super) fn only_where_the_object_goes(about: &str, held: &[String]) -> bool {
 /// own round. (The compound "the house insurance" names the user's own
 /// errand, and stays one.)
 pub(super) fn owned_by_what_is_held(about: &str, held: &[String], errand: &str) -> bool {
-    use super::kind::listed;
+    use listed;
     let lower = about.to_lowercase().replace('’', "'");
-    let words: Vec<&str> = super::kind::plain_words(&lower).collect();
-    let errand_words = super::whole_words(errand);
-    let is_held = |word: &str| super::whole_words(word).iter().any(|w| held.contains(w));
-    let is_errand = |word: &str| {
-        super::whole_words(word)
-            .iter()
-            .any(|w| errand_words.contains(w))
-    };
+    let words: Vec<&str> = plain_words(&lower).collect();
+    let errand_words = whole_words(errand);
+    let is_held = |word: &str| whole_words(word).iter().any(|w| held.contains(w));
+    let is_errand = |word: &str| whole_words(word).iter().any(|w| errand_words.contains(w));
     words.iter().enumerate().any(|(i, word)| {
         if let Some(owner) = word.strip_suffix("'s") {
             return is_held(owner) && words[i + 1..].iter().take(3).any(|w| is_errand(w));
@@ -165,10 +162,7 @@ pub(super) fn owned_by_what_is_held(about: &str, held: &[String], errand: &str) 
 
 /// The first errand of [`PHRASES`] that `lower` says.
 fn phrase_in(lower: &str) -> Option<&'static str> {
-    PHRASES
-        .iter()
-        .copied()
-        .find(|p| super::kind::contains_words(lower, p))
+    PHRASES.iter().copied().find(|p| contains_words(lower, p))
 }
 
 /// Whether `text` (its stemmed content `words`) reads as an everyday
@@ -178,7 +172,7 @@ fn phrase_in(lower: &str) -> Option<&'static str> {
 /// room"): it is part of looking after them, which is often a project,
 /// as family members are left out of [`WORDS`].
 pub(super) fn everyday_word(lower: &str, words: &[String]) -> Option<String> {
-    if super::kind::plain_words(lower).any(|w| super::kind::listed(SOMEONE_ELSE, w)) {
+    if plain_words(lower).any(|w| listed(SOMEONE_ELSE, w)) {
         return None;
     }
     if let Some(phrase) = phrase_in(lower) {
@@ -196,14 +190,14 @@ pub(super) fn everyday_word(lower: &str, words: &[String]) -> Option<String> {
 /// subject: "the wooden one tires my wrist" says nothing of tyres, though
 /// the analyzer spells both "tire".
 fn only_as_a_verb(lower: &str, stem: &str) -> bool {
-    let tokens: Vec<&str> = super::kind::plain_words(lower).collect();
+    let tokens: Vec<&str> = plain_words(lower).collect();
     let mut found = false;
     for (i, token) in tokens.iter().enumerate() {
-        if !super::whole_words(token).iter().any(|w| w == stem) {
+        if !whole_words(token).iter().any(|w| w == stem) {
             continue;
         }
         found = true;
-        let verb = super::verbs::is_present_s(token) || super::verbs::past(token).is_some();
+        let verb = is_present_s(token) || past(token).is_some();
         let after_a_subject = i > 0 && SUBJECTS.contains(&tokens[i - 1]);
         if !(verb && after_a_subject) {
             return false;
@@ -215,10 +209,11 @@ fn only_as_a_verb(lower: &str, stem: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::offline::content::content_words;
 
     fn errand(text: &str) -> Option<String> {
         let lower = text.to_lowercase();
-        everyday_word(&lower, &super::super::route::content_words(text))
+        everyday_word(&lower, &content_words(text))
     }
 
     #[test]
@@ -346,12 +341,9 @@ mod tests {
         // errand's word beside what it is about (its task's verb aside,
         // as routing sets it aside).
         let nothing_else = |text: &str| {
-            use super::super::kind::{Kind, without_task_opening};
+            use crate::offline::kind::{Kind, without_task_opening};
             let about = without_task_opening(text, Kind::Task);
-            says_nothing_else(
-                &text.to_lowercase(),
-                &super::super::route::content_words(about),
-            )
+            says_nothing_else(&text.to_lowercase(), &content_words(about))
         };
         assert!(nothing_else("Pay the council tax"));
         assert!(nothing_else("Pick up the dry cleaning"));

@@ -5,12 +5,11 @@
 use crate::agents::{Agents, OFFLINE};
 use crate::error::{Error, Result};
 use crate::inbox::{self, INBOX, InboxItem};
-use knower_vault::Batch;
-
 use crate::offline::{self, Answered, Decision};
 use crate::payload::Payload;
 use crate::recovery::author_of;
 use crate::report::{Outcome, UpdateReport};
+use knower_vault::Batch;
 
 impl Agents {
     pub(crate) fn offline_update(&self, id: &str, payload: &Payload) -> Result<UpdateReport> {

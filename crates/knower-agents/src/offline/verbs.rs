@@ -7,10 +7,9 @@
 //! inflection table by `data/english-verbs.py`; see that script for its
 //! source and licence.
 
+use crate::offline::lexicon::*;
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
-
-use super::lexicon::*;
 
 const LEXICON: &str = include_str!("../../data/english-verbs.txt");
 

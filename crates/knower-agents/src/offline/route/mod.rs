@@ -1,0 +1,755 @@
+//! Where an update belongs, without an LLM.
+//!
+//! The rules, in order:
+//!
+//! 1. **Kind.** A task, an event, a preference or a fact about the user,
+//!    or a note, from the text's words alone ([`super::kind`]). A note is
+//!    filed at most [`NOTE_CONFIDENCE`] sure: a task or event in words the
+//!    kind rules do not know lands in `state.md` too.
+//! 2. **Too little to go on.** Text that points at what it does not say
+//!    (`same as last time`, `as we discussed`, `in there`), tells how the
+//!    user feels about a bare pronoun (`I'm in two minds about it`),
+//!    weighs options (`either…
+//!    or…`, `whichever`), or has no content word once vague words, times,
+//!    any-task verbs, everyday words (`plan`, `idea`, `new`) and a task's
+//!    opening verb are set aside ([`content_words`]) goes to the inbox,
+//!    whatever its words match.
+//! 3. **Project named.** A project whose folder name (or title, or an
+//!    `aliases` entry of its description.md) appears in the text is the
+//!    project, unless the text's words clearly belong to another one. A
+//!    text that names several projects is about them together and goes to
+//!    the inbox.
+//! 4. **Project by content.** Otherwise the text is searched (BM25) for
+//!    candidates, and each candidate's *coverage* is the share of the
+//!    text's content words its notes hold (a single shared word counts as
+//!    none). The best wins with at least [`MIN_COVERAGE`]
+//!    and [`MIN_MARGIN`] over the runner-up. Shares, not scores: confidence
+//!    does not drift as the vault grows, and a runner-up with nothing is 0.
+//!    **By meaning**, when an embedding model is on the machine: the text's
+//!    cosine to each project's description, state and best search hits,
+//!    and to each sentence of its description and state that shares no
+//!    word with the text ([`meaning`]). A project at least [`MEANING_MIN`] close and
+//!    [`MEANING_MARGIN`] ahead files a text the words cannot place, and
+//!    sends to the inbox a text whose words point to another project.
+//!    **Sole holder**: when the words and the meaning do not decide, a
+//!    project whose notes alone hold any of the text's words gets it at
+//!    [`SOLE_HOLDER_CONFIDENCE`] ("NAS" in a note, only the home server's
+//!    notes say NAS) — unless the meaning points elsewhere (by
+//!    [`COMMON_WORDS_MARGIN`] when the tie is an everyday word, or when the
+//!    project it points to holds everyday words of the text too). **Among
+//!    holders**: when several projects' notes each hold some of its words
+//!    and none decides, the one closest in meaning gets it at the same
+//!    confidence if it leads every other project by
+//!    [`COMMON_WORDS_MARGIN`], an everyday errand excepted ("skates" is
+//!    the hockey's, "session" the falconry's: the meaning chooses).
+//! 5. **No project.** A preference goes to `profile.md`
+//!    ([`PROFILE_CONFIDENCE`] sure, [`PROFILE_SHARED_CONFIDENCE`] when a
+//!    project's notes hold some of its words) — unless it holds only at
+//!    times ("my ears won't equalise *if* I go down fast", "I keep
+//!    lifting my head…", "I don't know who the killer is *yet*"), which
+//!    tells of a practice or where a piece of work stands, or is of one of
+//!    the user's things rather than the people in their life ("my tyres
+//!    are too narrow…" beside a cyclocross project's "tyres", "my loaves
+//!    spread flat…"): then it is placed as a note is — its meaning clear
+//!    from a lead of [`MEANING_MARGIN`] at a cosine of
+//!    [`UNTIED_MEANING_MIN`], as so short a text sits far from every
+//!    project's notes — and asked about with the profile as the first
+//!    answer when nothing decides; a task no
+//!    project's notes have a word of goes to the global `tasks.md` when
+//!    it reads as an everyday errand ([`super::errands`]: the car, the
+//!    post, an appointment) or there are no projects — before a clear
+//!    meaning when it says nothing but the errand (`pay the council
+//!    tax`) — and otherwise to the project its meaning leans to
+//!    ([`task_by_meaning`]), or is asked about (`order the gasket set` is
+//!    as likely a project's); a note no project's notes have a word of
+//!    goes where its meaning leans by [`UNTIED_NOTE_MARGIN`] when it says
+//!    enough ([`note_by_meaning`]);
+//!    anything else — words spread over several projects, two projects
+//!    too close to call — goes to the inbox with the shares and scores as
+//!    the reasoning.
+//!
+//! Inside a project, tasks go to `tasks.md`, events to `changelog.md`,
+//! notes and preferences to `state.md`.
+
+use crate::error::Result;
+use crate::inbox::Choice;
+use crate::offline::common::is_common;
+use crate::offline::content::content_words;
+use crate::offline::errands::{
+    everyday_word, only_where_the_object_goes, owned_by_what_is_held, says_nothing_else,
+};
+use crate::offline::kind::{
+    Kind, doubtful_kind, kind_name, kind_of, kind_rule, project_file, without_task_opening,
+};
+use crate::offline::phrasing::contains_words;
+use crate::offline::route::first_person::{how_i_do_something, of_my_things, tells_an_age};
+use crate::offline::route::projects::{
+    Closest, Project, held_words, keywords, meaning, names_used, note_by_meaning, projects,
+    sole_holder, task_by_meaning, what_the_verb_says, with_names_used,
+};
+use crate::offline::route::thresholds::{
+    COMMON_WORDS_MARGIN, MEANING_MARGIN, MIN_COVERAGE, MIN_MARGIN,
+};
+use crate::offline::route::unsaid::{
+    answers_what_is_unsaid, feels_about_a_pronoun, goes_along, only_done_to_a_pronoun,
+    refers_elsewhere, weighs_options,
+};
+use crate::offline::stems::whole_words;
+mod answer;
+mod first_person;
+mod projects;
+#[cfg(test)]
+mod tests;
+pub(crate) mod thresholds;
+mod unsaid;
+
+pub use thresholds::{
+    NOTE_CONFIDENCE, PROFILE_CONFIDENCE, PROFILE_SHARED_CONFIDENCE, SOLE_HOLDER_CONFIDENCE,
+};
+
+pub use answer::{Answered, read_answer};
+use projects::coverage;
+use std::collections::BTreeMap;
+
+use knower_index::{Index, Mode, SearchOptions};
+use knower_vault::Vault;
+
+/// Where the offline engine files an update, and why.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Decision {
+    /// The file to write; `None` for the inbox.
+    pub destination: Option<String>,
+    pub kind: Kind,
+    pub project: Option<String>,
+    /// 0 to 1: how sure the rules are.
+    pub confidence: f32,
+    pub reasoning: String,
+    /// The destinations considered, best first (the inbox's options).
+    #[serde(skip)]
+    pub choices: Vec<Choice>,
+}
+
+pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
+    let kind = kind_of(text);
+    let lower = text.to_lowercase();
+    let projects = projects(vault)?;
+    let about = without_task_opening(text, kind);
+    let used_names = names_used(about, &projects);
+    let mut words = with_names_used(content_words(about), &used_names);
+    // An everyday word the text calls a project by is that project's as
+    // much as a word of its own: "Check my passport is valid until after
+    // the tour" is the Mahler tour's ("tour"), no errand.
+    let everyday = |project: &str, word: &str| {
+        is_common(word) && !used_names.iter().any(|(p, w)| p == project && w == word)
+    };
+    // Nothing left once a task's opening verb was set aside: the verb
+    // may be what it is about.
+    if words.is_empty() && about.len() < text.len() {
+        words = what_the_verb_says(text);
+    }
+    // A task's opening verb names nothing, as in `with_names_used`: "Book
+    // the pub for the Christmas party" is no book club's.
+    let naming = about.to_lowercase();
+    let named: Vec<&Project> = projects
+        .iter()
+        .filter(|p| p.names.iter().any(|n| contains_words(&naming, n)))
+        .collect();
+
+    // Content scores per project (rule 3).
+    let mut per_project: BTreeMap<String, (Vec<f32>, String)> = BTreeMap::new();
+    let mut hit_files: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let query = keywords(text);
+    if !query.trim().is_empty() {
+        let options = SearchOptions {
+            mode: Mode::Fast,
+            scope: None,
+            limit: 40,
+        };
+        for hit in index.search(&query, &options)?.hits {
+            let mut parts = hit.path.splitn(3, '/');
+            if let (Some("projects"), Some(project), Some(_)) =
+                (parts.next(), parts.next(), parts.next())
+            {
+                let entry = per_project.entry(project.to_string()).or_insert_with(|| {
+                    (
+                        vec![],
+                        format!("{}:{}-{}", hit.path, hit.line_start, hit.line_end),
+                    )
+                });
+                entry.0.push(hit.score);
+                let files = hit_files.entry(project.to_string()).or_default();
+                if files.len() < 8 && !files.contains(&hit.path) {
+                    files.push(hit.path.clone());
+                }
+            }
+        }
+    }
+    let mut scored: Vec<(String, f32, String)> = per_project
+        .into_iter()
+        .map(|(p, (scores, best))| {
+            let score = scores[0] + 0.5 * scores.get(1).copied().unwrap_or(0.0);
+            (p, score, best)
+        })
+        .collect();
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let score_of = |p: &str| scored.iter().find(|s| s.0 == p).map(|s| s.1).unwrap_or(0.0);
+
+    let mut why = vec![format!(
+        "Kind: {} (rule: {}).",
+        kind_name(kind),
+        kind_rule(kind)
+    )];
+    let doubt = doubtful_kind(text, kind);
+    why.extend(doubt.clone());
+    why.push(if named.is_empty() {
+        "No project is named in the text.".to_string()
+    } else {
+        format!(
+            "Named in the text: {}.",
+            named
+                .iter()
+                .map(|p| p.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    });
+    why.push(if scored.is_empty() {
+        "No project's notes match the text's words.".to_string()
+    } else {
+        format!(
+            "Search scores (best passage + half the second): {}.",
+            scored
+                .iter()
+                .take(4)
+                .map(|(p, s, best)| format!("{p} {s:.1} ({best})"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    });
+
+    let file_in = |project: &str| project_file(project, kind);
+    let choice = |project: &str, why: String| Choice {
+        destination: file_in(project),
+        why,
+    };
+    let decided = |project: &str, confidence: f32, why: Vec<String>| Decision {
+        destination: Some(file_in(project)),
+        kind,
+        project: Some(project.to_string()),
+        // A note is what no kind rule recognised: a task or an event told
+        // in words the rules do not know lands in state.md too, so the
+        // file is less sure than the project. So is a kind in doubt.
+        confidence: if kind == Kind::Note || doubt.is_some() {
+            confidence.min(NOTE_CONFIDENCE)
+        } else {
+            confidence
+        },
+        reasoning: why.join(" "),
+        choices: vec![choice(project, "chosen".into())],
+    };
+    let global = |path: &str, confidence: f32, why: Vec<String>| Decision {
+        destination: Some(path.to_string()),
+        kind,
+        project: None,
+        confidence: if doubt.is_some() {
+            confidence.min(NOTE_CONFIDENCE)
+        } else {
+            confidence
+        },
+        reasoning: why.join(" "),
+        choices: vec![Choice {
+            destination: path.to_string(),
+            why: "chosen".into(),
+        }],
+    };
+
+    let mut options: Vec<Choice> = named
+        .iter()
+        .map(|p| choice(&p.name, "named in the text".into()))
+        .collect();
+    for (p, s, best) in scored.iter().take(3) {
+        if !options.iter().any(|c| c.destination == file_in(p)) {
+            options.push(choice(p, format!("score {s:.1}, best passage {best}")));
+        }
+    }
+    options.push(bucket());
+
+    // Text that leans on what it does not say is asked about, wherever its
+    // words point: "the same as last time" is not the user's last note.
+    if let Some(phrase) = refers_elsewhere(&lower) {
+        why.push(format!(
+            "It refers to something it does not say (“{phrase}”), so I cannot tell where it belongs."
+        ));
+        return Ok(inbox(kind, why, options));
+    }
+    if kind == Kind::Preference && tells_an_age(&lower) {
+        why.push("It tells your age: a fact about who you are, for the profile.".into());
+        return Ok(global("profile.md", PROFILE_CONFIDENCE, why));
+    }
+    if words.is_empty() {
+        why.push("It says too little to place: none of its words tells what it is about.".into());
+        return Ok(inbox(kind, why, options));
+    }
+    if kind == Kind::Preference
+        && let Some(object) = feels_about_a_pronoun(&lower)
+    {
+        why.push(format!(
+            "It tells how you feel about something it does not name (“{object}”), so I cannot tell where it belongs."
+        ));
+        return Ok(inbox(kind, why, options));
+    }
+    if let Some(done) = only_done_to_a_pronoun(about, &words) {
+        why.push(format!(
+            "It tells only what is done to something it does not name (“{done}”), so I cannot tell where it belongs."
+        ));
+        return Ok(inbox(kind, why, options));
+    }
+    // A reply to something unsaid that names nothing of its own: the
+    // everyday words left ("fine", "free", "long") tie it to no project,
+    // however close a project's notes come in meaning.
+    // So is the user going along with it, whose one word is how they
+    // stand: "I'm easy" is no fact about them.
+    let a_note_of_common_words = || kind == Kind::Note && words.iter().all(|w| is_common(w));
+    if named.is_empty()
+        && let Some(opening) = goes_along(&lower).or_else(|| {
+            a_note_of_common_words()
+                .then(|| answers_what_is_unsaid(&lower))
+                .flatten()
+        })
+    {
+        why.push(format!(
+            "It answers something it does not say (“{opening}”) and names nothing of its own, so I cannot tell where it belongs."
+        ));
+        return Ok(inbox(kind, why, options));
+    }
+    // Options weighed are a question for the user, whichever they name.
+    if weighs_options(&lower) {
+        why.push(
+            "It weighs options (“either… or…”, “whether…”, “… can't do both”): which one is for you to say.".into(),
+        );
+        return Ok(inbox(kind, why, options));
+    }
+    let listed = |w: &[String]| w.join(", ");
+    why.push(format!("Its content words: {}.", listed(&words)));
+    // What every project's notes hold of the note: the shares need the
+    // named and searched ones, and the sole-holder rule needs to know that
+    // no other project holds a word (the search's hits may all be one
+    // project's).
+    let candidates = projects.iter().map(|p| p.name.clone());
+    let holdings: Vec<(String, Vec<String>)> = candidates
+        .map(|p| {
+            let files = hit_files.get(&p).map(Vec::as_slice).unwrap_or_default();
+            let held = held_words(vault, &p, files, &words);
+            (p, held)
+        })
+        .collect();
+    let mut covered: Vec<(String, f32)> = holdings
+        .iter()
+        .map(|(p, held)| (p.clone(), coverage(held, &words)))
+        .collect();
+    covered.sort_by(|a, b| {
+        b.1.total_cmp(&a.1)
+            .then(score_of(&b.0).total_cmp(&score_of(&a.0)))
+    });
+    let share_of = |p: &str| covered.iter().find(|c| c.0 == p).map_or(0.0, |c| c.1);
+    let percent = |x: f32| format!("{:.0}%", 100.0 * x);
+
+    // Rule 2: named projects.
+    if named.len() == 1 {
+        let p = &named[0].name;
+        if let Some((other, share)) = covered.first().filter(|(q, share)| {
+            // Named wins unless the words clearly belong elsewhere.
+            q != p && *share >= 2.0 * MIN_COVERAGE && *share >= share_of(p) + 2.0 * MIN_MARGIN
+        }) {
+            why.push(format!(
+                "It names {p}, but its words are {other}'s ({} of them in {other}'s notes, {} in {p}'s), so I cannot tell which it is about.",
+                percent(*share),
+                percent(share_of(p))
+            ));
+            return Ok(inbox(kind, why, options));
+        }
+        why.push(format!("Filed in {p}, the project it names."));
+        let confidence = if share_of(p) >= MIN_COVERAGE {
+            0.95
+        } else {
+            0.85
+        };
+        return Ok(decided(p, confidence, why));
+    }
+    // A text that names several projects is about them together ("the
+    // novel or the choir first?"): which one it belongs to is the user's
+    // call, whichever holds more of its other words.
+    if named.len() > 1 {
+        why.push(
+            "It names several projects, so it is about them together; which one it belongs to is for you to say."
+                .into(),
+        );
+        return Ok(inbox(kind, why, options));
+    }
+
+    // A fact about the user that names no project belongs to the user —
+    // less surely when a project's notes hold its words ("I'm allergic to
+    // tomatoes" beside a garden's). One that holds only at times tells of
+    // a practice ("my fingers still hurt after practice" beside a violin
+    // project's), and one of the user's things is a project's more often
+    // than not ("my tyres are too narrow…" beside a cyclocross project's
+    // "tyres"): either is placed as a note is, by words and meaning, and
+    // asked about with the profile as the first answer when neither
+    // decides.
+    let holders: Vec<String> = holdings
+        .iter()
+        .filter(|(_, held)| !held.is_empty())
+        .map(|(p, held)| format!("{p}'s notes hold {}", listed(held)))
+        .collect();
+    let of_the_user = kind == Kind::Preference && !projects.is_empty();
+    let at_times = of_the_user.then(|| how_i_do_something(&lower)).flatten();
+    let of_mine = of_the_user && at_times.is_none() && of_my_things(&lower);
+    let as_a_note = if let Some(condition) = at_times {
+        Some(format!(
+            "It holds only at times (“{condition}”), as a project's notes tell of its practice, more than of who you are"
+        ))
+    } else if of_mine && !holders.is_empty() {
+        Some(format!(
+            "It is about one of your things more than who you are, and {}",
+            holders.join("; ")
+        ))
+    } else if of_mine {
+        // Facts of the user's things are a project's notes far more
+        // often than the profile's ("my loaves spread flat in the oven"
+        // beside a sourdough project's): with no word shared, the
+        // meaning places it or the user is asked.
+        Some("It is about one of your things more than who you are".into())
+    } else {
+        None
+    };
+    if let Some(reason) = &as_a_note {
+        why.push(format!(
+            "{reason}: it is placed as a note about a project would be."
+        ));
+        options.insert(0, about_you());
+    } else if kind == Kind::Preference {
+        why.push(
+            "A preference or a fact about the user that names no project belongs in the profile."
+                .into(),
+        );
+        if holders.is_empty() {
+            return Ok(global("profile.md", PROFILE_CONFIDENCE, why));
+        }
+        why.push(format!(
+            "It may be about a project instead: {}.",
+            holders.join("; ")
+        ));
+        return Ok(global("profile.md", PROFILE_SHARED_CONFIDENCE, why));
+    }
+
+    // The meaning is weighed only from here on: a named project or a fact
+    // about who the user is never needs the model loaded or the note
+    // embedded.
+    let meant = meaning(vault, index, text, &words, &projects, &hit_files, &mut why);
+    let meaning_of = |p: &str| {
+        meant
+            .as_ref()
+            .and_then(|m| m.iter().find(|c| c.0 == p))
+            .map_or(0.0, |c| c.1)
+    };
+    let closest = meant.as_deref().and_then(Closest::of);
+    // The project the meaning clearly points to: from a smaller cosine
+    // for a first-person fact placed as a note, so short a text sitting
+    // far from every project's notes ("I always come in too fast when
+    // the tide is behind me" beside a powerboat course's).
+    let clear_meaning = closest.filter(|c| c.is_clear_for(of_mine || at_times.is_some()));
+    // Rule 3: content. Confidence is the share of the note's words the
+    // project explains and its lead over the runner-up: shares, so it does
+    // not drift as the vault grows, and a runner-up with nothing is just 0.
+    let (c1, c2) = (
+        covered.first().map_or(0.0, |c| c.1),
+        covered.get(1).map_or(0.0, |c| c.1),
+    );
+    if c1 >= MIN_COVERAGE && c1 - c2 >= MIN_MARGIN {
+        let best = covered[0].0.clone();
+        let mut confidence = 0.5 + 0.45 * c1 * ((c1 - c2) / 0.5).min(1.0);
+        let held = format!(
+            "{} of these words{}",
+            percent(c1),
+            match covered.get(1) {
+                Some((other, c2)) => format!(", {other}'s {}", percent(*c2)),
+                None => ", and no other project's notes hold any".into(),
+            }
+        );
+        match clear_meaning {
+            Some(Closest {
+                top, cosine: m1, ..
+            }) if top != best => {
+                why.push(format!(
+                    "Its words point to {best} (its notes hold {held}), but its meaning is closer to {top}'s notes (cosine {m1:.2} against {:.2}), so I cannot tell which it is about.",
+                    meaning_of(&best)
+                ));
+                return Ok(inbox(kind, why, options));
+            }
+            Some(_) => {
+                confidence = (confidence + 0.1).min(0.97);
+                why.push(format!(
+                    "Filed in {best}: its notes hold {held}, and they are the closest in meaning."
+                ));
+            }
+            None => why.push(format!("Filed in {best}: its notes hold {held}.")),
+        }
+        return Ok(decided(&best, confidence, why));
+    }
+    // The words do not decide; a clear meaning does — except for an
+    // everyday errand that says nothing else and that no project's notes
+    // have a word of, or only the words of the errand's own two ("Renew
+    // the TV licence" beside a budget's licences): it is the global list's
+    // however its meaning leans ("Pay the council tax" beside a first
+    // flat's mortgage and survey; not "Order lettuce seedlings on Amazon"
+    // beside a garden).
+    // The everyday errand a task reads as, if any ("the car", "TV
+    // licence"), found once for the rules below.
+    let errand = (kind == Kind::Task)
+        .then(|| everyday_word(&lower, &words))
+        .flatten();
+    let errand_alone = kind == Kind::Task
+        && holdings
+            .iter()
+            .all(|(_, held)| held.is_empty() || only_the_errands_own(errand.as_deref(), held))
+        && says_nothing_else(&lower, &words);
+    if let Some(c) = clear_meaning.filter(|_| !errand_alone) {
+        let Closest {
+            top,
+            cosine: m1,
+            next,
+            next_cosine: m2,
+        } = c;
+        let confidence = (0.6 + 0.5 * c.lead()).min(0.85);
+        why.push(format!(
+            "Its words do not decide, but its meaning does: cosine {m1:.2} to {top}'s notes, {m2:.2} to the next ({next}). Filed in {top}."
+        ));
+        return Ok(decided(top, confidence, why));
+    }
+    // One project alone holds words of the note (a distinctive word such
+    // as "NAS", "tiler" or "restic" that no other project's notes use),
+    // and the meaning, when known, does not point elsewhere.
+    if let Some((best, held, others_common)) = sole_holder(&holdings, everyday) {
+        let listed_held = held.join(", ");
+        // Everyday words are weak ties: a project's notes that say "home"
+        // or "water" do not make "Renew the home insurance" or "Pay the
+        // water bill" its task, when the task reads as an errand. Nor do
+        // the words of an errand told in two ("driving licence"): a golf
+        // project's "driving" is not "Renew my driving licence". An
+        // errand's word that only says where the task sends the project's
+        // things is no errand: "Courier the boards to the council". Nor
+        // is one the project's word owns: "Pay the club's insurance".
+        let only_common = held.iter().all(|w| everyday(best, w));
+        let tie_to_an_errand = errand.as_deref().filter(|word| {
+            (only_common || only_the_errands_own(errand.as_deref(), held))
+                && !only_where_the_object_goes(about, held)
+                && !owned_by_what_is_held(about, held, word)
+        });
+        if let Some(word) = tie_to_an_errand {
+            let tie = if only_common {
+                "an everyday one"
+            } else {
+                "the errand's own"
+            };
+            why.push(format!(
+                "Only {best}'s notes share a word of it, and {tie} ({listed_held}); “{word}” makes it an everyday errand, which goes to the global task list."
+            ));
+            return Ok(global("tasks.md", 0.7, why));
+        }
+        // Doubt needs less than a filing: a lead of the margin, with no
+        // floor, is reason to ask rather than file on one word, and a
+        // smaller lead is when the words are everyday ones, or when the
+        // project the meaning points to holds everyday words of the note
+        // too ("Place the first order for 10,000 mailer boxes": the
+        // camping trip's "roof box" against the supplier's "first order").
+        let top_holds_some = closest.is_some_and(|c| {
+            holdings
+                .iter()
+                .any(|(p, held)| p == c.top && !held.is_empty())
+        });
+        let margin = if only_common || (others_common && top_holds_some) {
+            COMMON_WORDS_MARGIN
+        } else {
+            MEANING_MARGIN
+        };
+        let elsewhere = closest.filter(|c| c.top != best && c.cosine - meaning_of(best) >= margin);
+        if let Some(Closest {
+            top, cosine: m1, ..
+        }) = elsewhere
+        {
+            why.push(format!(
+                "Only {best}'s notes share words of it ({listed_held}), but its meaning is closer to {top}'s notes (cosine {m1:.2} against {:.2}), so I cannot tell which it is about.",
+                meaning_of(best)
+            ));
+            return Ok(inbox(kind, why, options));
+        }
+        let confidence = SOLE_HOLDER_CONFIDENCE + if held.len() >= 2 { 0.05 } else { 0.0 };
+        why.push(format!(
+            "Filed in {best}: {}, and {best}'s hold {listed_held}.",
+            if others_common {
+                "other projects' notes share only everyday words of it"
+            } else {
+                "no other project's notes share any of its words"
+            }
+        ));
+        return Ok(decided(best, confidence, why));
+    }
+    // Several projects' notes hold words of it and none decides: the
+    // words have narrowed the field, and within it the meaning may choose
+    // by the smaller lead that outweighs everyday words, when the project
+    // it points to among them all is one of the holders ("Get my skates
+    // sharpened before Thursday's session": the hockey's notes say
+    // "skate", the falconry's "session"). Not for an everyday errand:
+    // "Pay the water bill" is no project's task because two projects'
+    // notes say "water".
+    let held_by = holdings.iter().filter(|(_, held)| !held.is_empty()).count();
+    if let Some(c) = closest {
+        let Closest {
+            top,
+            cosine: m1,
+            next,
+            next_cosine: m2,
+        } = c;
+        let top_holds = holdings
+            .iter()
+            .find(|(q, held)| q == top && !held.is_empty())
+            .filter(|_| held_by >= 2 && c.lead() >= COMMON_WORDS_MARGIN)
+            .filter(|_| errand.is_none());
+        if let Some((_, held)) = top_holds {
+            why.push(format!(
+                "Its words are shared by {held_by} projects ({top}'s notes hold {}), and of these its meaning is closest to {top}'s (cosine {m1:.2}, {m2:.2} to the next, {next}). Filed in {top}.",
+                held.join(", ")
+            ));
+            return Ok(decided(top, SOLE_HOLDER_CONFIDENCE, why));
+        }
+    }
+    // The answers to a question no project's words can settle: `first`,
+    // then every project (the closest in meaning first when the model is
+    // at hand), then the bucket.
+    let every_project = |first: Choice, why: &str| {
+        let mut by_meaning: Vec<&str> = projects.iter().map(|p| p.name.as_str()).collect();
+        if let Some(m) = &meant {
+            let rank = |p: &str| m.iter().position(|c| c.0 == p).unwrap_or(m.len());
+            by_meaning.sort_by_key(|p| rank(p));
+        }
+        let mut choices = vec![first];
+        choices.extend(by_meaning.into_iter().map(|p| choice(p, why.into())));
+        choices.push(bucket());
+        choices
+    };
+    // Rule 4: no project. A task no project's notes have a word of goes
+    // to the global list; one whose words several projects share is asked
+    // about, as is anything else.
+    if holders.is_empty() {
+        if kind == Kind::Task {
+            match &errand {
+                Some(word) => why.push(format!(
+                    "No project's notes share its words, and “{word}” makes it an everyday errand, which goes to the global task list."
+                )),
+                None if let Some(Closest {
+                    top,
+                    cosine: m1,
+                    next,
+                    next_cosine: m2,
+                }) = task_by_meaning(closest, &words) =>
+                {
+                    why.push(format!(
+                        "No project's notes share its words, and it does not read as an everyday errand (the car, the post, an appointment…), so it is likely a project's task in words its notes do not use yet: its meaning is closest to {top}'s notes (cosine {m1:.2}, {m2:.2} to the next, {next}). Filed in {top}."
+                    ));
+                    return Ok(decided(top, SOLE_HOLDER_CONFIDENCE, why));
+                }
+                None if !projects.is_empty() => {
+                    why.push(
+                        "No project's notes share its words, and it does not read as an everyday errand (the car, the post, an appointment…): it may be a project's task in words its notes do not use yet, so I ask which."
+                            .into(),
+                    );
+                    let global = Choice {
+                        destination: "tasks.md".into(),
+                        why: "a task of its own, in the global list".into(),
+                    };
+                    return Ok(inbox(kind, why, every_project(global, "one of its tasks")));
+                }
+                None => why.push(
+                    "There are no projects, so a task goes to the global task list.".into(),
+                ),
+            }
+            return Ok(global("tasks.md", 0.7, why));
+        }
+        if as_a_note.is_some() {
+            why.push(
+                "No project's notes share its words, so I ask whether it is about you or one of your projects."
+                    .into(),
+            );
+            return Ok(inbox(kind, why, every_project(about_you(), "its state")));
+        }
+        if let Some(Closest {
+            top,
+            cosine: m1,
+            next,
+            next_cosine: m2,
+        }) = note_by_meaning(closest, &words)
+        {
+            why.push(format!(
+                "No project's notes share its words, but its meaning is closest to {top}'s notes (cosine {m1:.2}, {m2:.2} to the next, {next}). Filed in {top}."
+            ));
+            return Ok(decided(top, SOLE_HOLDER_CONFIDENCE, why));
+        }
+        why.push(
+            "No project's notes share its words, and it is not a task or about you, so I do not know where it belongs."
+                .into(),
+        );
+    } else if c1 >= MIN_COVERAGE {
+        why.push(format!(
+            "{} and {} explain it about equally ({} and {} of its words), so I cannot choose.",
+            covered[0].0,
+            covered[1].0,
+            percent(c1),
+            percent(c2)
+        ));
+    } else {
+        why.push(format!(
+            "Its words are spread over several projects ({}), none holding {} of them, so I cannot tell which it belongs to.",
+            holders.join("; "),
+            percent(MIN_COVERAGE)
+        ));
+    }
+    Ok(inbox(kind, why, options))
+}
+
+/// Whether `held`, the words of a note a project's notes hold, are only
+/// those of `errand`, the everyday errand the note is, when it is told
+/// in two words ("Renew the TV licence" beside a budget's "software
+/// licences").
+fn only_the_errands_own(errand: Option<&str>, held: &[String]) -> bool {
+    errand.is_some_and(|errand| {
+        let phrase = whole_words(errand);
+        errand.contains(' ') && held.iter().all(|w| phrase.contains(w))
+    })
+}
+
+/// The answer that files a fact in the profile.
+fn about_you() -> Choice {
+    Choice {
+        destination: "profile.md".into(),
+        why: "a fact about you".into(),
+    }
+}
+
+/// The answer that keeps a text unfiled, in `bucket/`.
+fn bucket() -> Choice {
+    Choice {
+        destination: "bucket/".into(),
+        why: "keep it as raw material, attached to no project".into(),
+    }
+}
+
+fn inbox(kind: Kind, why: Vec<String>, choices: Vec<Choice>) -> Decision {
+    Decision {
+        destination: None,
+        kind,
+        project: None,
+        confidence: 0.0,
+        reasoning: why.join(" "),
+        choices,
+    }
+}
