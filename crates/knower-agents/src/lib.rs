@@ -20,6 +20,7 @@ mod payload;
 mod prompts;
 mod recovery;
 mod report;
+mod router;
 mod settings;
 pub mod text;
 pub mod tools;
@@ -29,13 +30,14 @@ pub use error::{Error, Result};
 pub use inbox::{INBOX, InboxItem, code as inbox_code};
 pub use llm::{CallRecord, Stop};
 pub use offline::{
-    Decision, Kind, PROFILE_CONFIDENCE, PROFILE_SHARED_CONFIDENCE, SOLE_HOLDER_CONFIDENCE, kind_of,
+    Kind, PROFILE_CONFIDENCE, PROFILE_SHARED_CONFIDENCE, Rules, SOLE_HOLDER_CONFIDENCE, kind_of,
     route,
 };
 pub use payload::{Attachment, MAX_TEXT_BYTES, Payload, image_type};
 pub use prompts::{Prompt, PromptSource};
 pub use recovery::{Resume, resume, undo_update, undone_updates, update_of};
 pub use report::{Answer, Outcome, Source, UpdateReport};
+pub use router::{Decision, Facts, Hit, Project, Router};
 pub use settings::Settings;
 pub use tools::{ReadTools, ToolSet, WriteTools};
 

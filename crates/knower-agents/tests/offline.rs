@@ -165,7 +165,7 @@ fn a_fact_about_the_user_is_less_sure_when_a_project_holds_its_words() {
 #[test]
 fn a_fact_that_holds_only_at_times_may_be_a_projects() {
     let fx = Fixture::new();
-    let route = |text: &str| knower_agents::route(&fx.vault, &fx.index, text).unwrap();
+    let route = |text: &str| routed(&fx.vault, &fx.index, text);
 
     let practice = route("My back still aches after a day of weeding the beans");
     assert_eq!(
@@ -174,7 +174,10 @@ fn a_fact_that_holds_only_at_times_may_be_a_projects() {
         "{}",
         practice.reasoning
     );
-    assert_eq!(practice.confidence, knower_agents::SOLE_HOLDER_CONFIDENCE);
+    assert_eq!(
+        practice.confidence.unwrap(),
+        knower_agents::SOLE_HOLDER_CONFIDENCE
+    );
     assert!(
         practice.reasoning.contains("(“still”)"),
         "{}",
@@ -219,7 +222,7 @@ fn a_fact_that_holds_only_at_times_may_be_a_projects() {
 #[test]
 fn a_fact_of_the_users_things_is_the_projects_that_holds_its_words() {
     let fx = Fixture::new();
-    let route = |text: &str| knower_agents::route(&fx.vault, &fx.index, text).unwrap();
+    let route = |text: &str| routed(&fx.vault, &fx.index, text);
 
     let thing = route("My tomato seedlings are leggy and pale");
     assert_eq!(
@@ -273,12 +276,11 @@ fn the_mark_of_a_filed_fact_ties_no_note_to_its_project() {
         .unwrap();
     assert_eq!(r.changed, ["projects/garden/state.md"], "{r:?}");
     assert!(fx.read("projects/garden/state.md").contains("_(noted "));
-    let d = knower_agents::route(
+    let d = routed(
         &fx.vault,
         &fx.index,
         "Send Auntie Jean a thank you note for the cheque",
-    )
-    .unwrap();
+    );
     assert_ne!(
         d.destination.as_deref(),
         Some("projects/garden/tasks.md"),
@@ -304,12 +306,11 @@ fn an_irregular_past_ties_a_note_to_the_project_that_uses_its_verb() {
             "# State\n\nSwimming four times a week.\n",
         ),
     ]);
-    let decision = knower_agents::route(
+    let decision = routed(
         &fx.vault,
         &fx.index,
         "Swam 3 km in the lake without stopping",
-    )
-    .unwrap();
+    );
     assert_eq!(
         decision.destination.as_deref(),
         Some("projects/channel-swim/changelog.md"),
@@ -963,7 +964,7 @@ fn a_reply_to_something_unsaid_is_asked_about_whatever_word_it_shares() {
         // A preference in form, going along with what was asked.
         "I'm easy",
     ] {
-        let decided = knower_agents::route(&fx.vault, &fx.index, text).unwrap();
+        let decided = routed(&fx.vault, &fx.index, text);
         assert_eq!(decided.destination, None, "{text}: {}", decided.reasoning);
         assert!(
             decided
@@ -974,15 +975,14 @@ fn a_reply_to_something_unsaid_is_asked_about_whatever_word_it_shares() {
         );
     }
     // The same words, telling something of their own, still place it.
-    let told =
-        knower_agents::route(&fx.vault, &fx.index, "Fine clay cracks in a long firing").unwrap();
+    let told = routed(&fx.vault, &fx.index, "Fine clay cracks in a long firing");
     assert_eq!(
         told.destination.as_deref(),
         Some("projects/pottery/state.md"),
         "{}",
         told.reasoning
     );
-    let fact = knower_agents::route(&fx.vault, &fx.index, "I'm easy to please").unwrap();
+    let fact = routed(&fx.vault, &fx.index, "I'm easy to please");
     assert_eq!(
         fact.destination.as_deref(),
         Some("profile.md"),
@@ -995,7 +995,7 @@ fn a_reply_to_something_unsaid_is_asked_about_whatever_word_it_shares() {
 fn confidence_is_a_share_that_does_not_drift_as_the_vault_grows() {
     let fx = Fixture::new();
     let text = "Map tiles render slowly on the geocoding pages";
-    let before = knower_agents::route(&fx.vault, &fx.index, text).unwrap();
+    let before = routed(&fx.vault, &fx.index, text);
     assert_eq!(
         before.destination.as_deref(),
         Some("projects/atlas/state.md"),
@@ -1014,16 +1014,15 @@ fn confidence_is_a_share_that_does_not_drift_as_the_vault_grows() {
             .unwrap();
     }
     fx.index.catch_up(&mut |_, _| {}).unwrap();
-    let after = knower_agents::route(&fx.vault, &fx.index, text).unwrap();
+    let after = routed(&fx.vault, &fx.index, text);
     assert_eq!(after.destination, before.destination);
     assert_eq!(after.confidence, before.confidence, "{}", after.reasoning);
     // A note sharing one word with a project is not evidence for it.
-    let one_word = knower_agents::route(
+    let one_word = routed(
         &fx.vault,
         &fx.index,
         "Lunch with Sam near the pages of the old bookshop",
-    )
-    .unwrap();
+    );
     assert_eq!(one_word.destination, None, "{}", one_word.reasoning);
 }
 
@@ -1034,12 +1033,11 @@ fn confidence_is_a_share_that_does_not_drift_as_the_vault_grows() {
 #[test]
 fn a_word_only_one_project_holds_files_the_note_there() {
     let fx = Fixture::new();
-    let sole = knower_agents::route(
+    let sole = routed(
         &fx.vault,
         &fx.index,
         "Upgraded the Postgres replicas overnight",
-    )
-    .unwrap();
+    );
     assert_eq!(
         sole.destination.as_deref(),
         Some("projects/atlas/changelog.md"),
@@ -1052,11 +1050,15 @@ fn a_word_only_one_project_holds_files_the_note_there() {
         "{}",
         sole.reasoning
     );
-    assert!((0.6..0.7).contains(&sole.confidence), "{}", sole.confidence);
+    assert!(
+        (0.6..0.7).contains(&sole.confidence.unwrap()),
+        "{}",
+        sole.confidence.unwrap()
+    );
 
     // "compost" is the garden's, "Postgres" atlas's: one word each.
     let spread = "Order compost and a Postgres book before the weekend";
-    let task = knower_agents::route(&fx.vault, &fx.index, spread).unwrap();
+    let task = routed(&fx.vault, &fx.index, spread);
     assert_eq!(task.destination, None, "{}", task.reasoning);
     assert!(
         task.reasoning.contains("spread over several projects"),
@@ -1064,8 +1066,7 @@ fn a_word_only_one_project_holds_files_the_note_there() {
         task.reasoning
     );
     // A task no project has a word of still goes to the global list.
-    let errand =
-        knower_agents::route(&fx.vault, &fx.index, "Order a birthday cake for Sam").unwrap();
+    let errand = routed(&fx.vault, &fx.index, "Order a birthday cake for Sam");
     assert_eq!(
         errand.destination.as_deref(),
         Some("tasks.md"),
@@ -1084,7 +1085,7 @@ fn an_everyday_word_that_names_a_project_outweighs_an_errand() {
         "projects/mahler-tour/description.md",
         "# Mahler tour\n\nThe orchestra's Mahler tour of Germany in May.\n",
     )]);
-    let route = |text: &str| knower_agents::route(&fx.vault, &fx.index, text).unwrap();
+    let route = |text: &str| routed(&fx.vault, &fx.index, text);
     let tour = route("Check my passport is valid until after the tour");
     assert_eq!(
         tour.destination.as_deref(),
@@ -1108,7 +1109,7 @@ fn an_everyday_word_that_names_a_project_outweighs_an_errand() {
 #[test]
 fn a_task_in_words_no_note_holds_is_asked_about_unless_it_is_an_errand() {
     let fx = Fixture::new();
-    let errand = knower_agents::route(&fx.vault, &fx.index, "Renew the car insurance").unwrap();
+    let errand = routed(&fx.vault, &fx.index, "Renew the car insurance");
     assert_eq!(
         errand.destination.as_deref(),
         Some("tasks.md"),
@@ -1123,7 +1124,7 @@ fn a_task_in_words_no_note_holds_is_asked_about_unless_it_is_an_errand() {
         errand.reasoning
     );
     let specific = "Order a new clutch cable and the gasket set";
-    let asked = knower_agents::route(&fx.vault, &fx.index, specific).unwrap();
+    let asked = routed(&fx.vault, &fx.index, specific);
     assert_eq!(asked.destination, None, "{}", asked.reasoning);
     assert!(
         asked
@@ -1143,7 +1144,7 @@ fn a_task_in_words_no_note_holds_is_asked_about_unless_it_is_an_errand() {
     let (vault, _) = knower_vault::Vault::init(dir.path(), &Author::new("test", "empty")).unwrap();
     let vault = std::sync::Arc::new(vault);
     let index = knower_index::Index::open(vault.clone()).unwrap();
-    let alone = knower_agents::route(&vault, &index, specific).unwrap();
+    let alone = routed(&vault, &index, specific);
     assert_eq!(
         alone.destination.as_deref(),
         Some("tasks.md"),
@@ -1251,7 +1252,7 @@ fn with_a_model_an_errand_in_two_words_stays_global_beside_its_own_word() {
         ("projects/budget/description.md", budget),
         ("projects/budget/state.md", state),
     ]);
-    let decision = knower_agents::route(&fx.vault, &fx.index, "Renew the TV licence").unwrap();
+    let decision = routed(&fx.vault, &fx.index, "Renew the TV licence");
     assert!(
         decision
             .reasoning
@@ -1388,10 +1389,10 @@ fn routed_without_and_with_a_model(
     text: &str,
 ) -> (knower_agents::Decision, knower_agents::Decision) {
     let plain = Fixture::new();
-    let words_only = knower_agents::route(&plain.vault, &plain.index, text).unwrap();
+    let words_only = routed(&plain.vault, &plain.index, text);
     let model = model::model_dir();
     let fx = Fixture::with_search_model(model.to_str().unwrap());
-    let decision = knower_agents::route(&fx.vault, &fx.index, text).unwrap();
+    let decision = routed(&fx.vault, &fx.index, text);
     (words_only, decision)
 }
 
@@ -1403,7 +1404,7 @@ fn routed_without_and_with_a_model(
 fn a_rare_word_outweighs_everyday_words_other_projects_hold() {
     let fx = Fixture::new();
     let text = "The Postgres dump has the wrong house numbers";
-    let decision = knower_agents::route(&fx.vault, &fx.index, text).unwrap();
+    let decision = routed(&fx.vault, &fx.index, text);
     assert_eq!(
         decision.destination.as_deref(),
         Some("projects/atlas/state.md"),
@@ -1418,12 +1419,12 @@ fn a_rare_word_outweighs_everyday_words_other_projects_hold() {
         decision.reasoning
     );
     assert!(
-        (0.6..0.7).contains(&decision.confidence),
-        "{}",
+        (0.6..0.7).contains(&decision.confidence.unwrap()),
+        "{:?}",
         decision.confidence
     );
     let both = "The Postgres dump has the compost numbers";
-    let asked = knower_agents::route(&fx.vault, &fx.index, both).unwrap();
+    let asked = routed(&fx.vault, &fx.index, both);
     assert_eq!(asked.destination, None, "{}", asked.reasoning);
 }
 
@@ -1435,7 +1436,7 @@ fn a_rare_word_outweighs_everyday_words_other_projects_hold() {
 #[test]
 fn a_common_word_one_project_holds_is_a_weak_tie() {
     let fx = Fixture::new();
-    let errand = knower_agents::route(&fx.vault, &fx.index, "Renew the house insurance").unwrap();
+    let errand = routed(&fx.vault, &fx.index, "Renew the house insurance");
     assert_eq!(
         errand.destination.as_deref(),
         Some("tasks.md"),
@@ -1451,7 +1452,7 @@ fn a_common_word_one_project_holds_is_a_weak_tie() {
     );
     // A project's own word still files its task ("compost" is no
     // everyday word), errand or not.
-    let own = knower_agents::route(&fx.vault, &fx.index, "Pay for the compost delivery").unwrap();
+    let own = routed(&fx.vault, &fx.index, "Pay for the compost delivery");
     assert_eq!(
         own.destination.as_deref(),
         Some("projects/garden/tasks.md"),
@@ -1463,7 +1464,7 @@ fn a_common_word_one_project_holds_is_a_weak_tie() {
     // say "driving", which is no tie to a driving licence.
     let golf = "# Golf\n\nLessons with the club pro and an hour at the driving range each week.\n";
     fx.add_notes(&[("projects/golf/description.md", golf)]);
-    let licence = knower_agents::route(&fx.vault, &fx.index, "Renew my driving licence").unwrap();
+    let licence = routed(&fx.vault, &fx.index, "Renew my driving licence");
     assert_eq!(
         licence.destination.as_deref(),
         Some("tasks.md"),
@@ -1477,8 +1478,7 @@ fn a_common_word_one_project_holds_is_a_weak_tie() {
         "{}",
         licence.reasoning
     );
-    let range =
-        knower_agents::route(&fx.vault, &fx.index, "Book a bay at the driving range").unwrap();
+    let range = routed(&fx.vault, &fx.index, "Book a bay at the driving range");
     assert_eq!(
         range.destination.as_deref(),
         Some("projects/golf/tasks.md"),
@@ -1492,8 +1492,7 @@ fn a_common_word_one_project_holds_is_a_weak_tie() {
         ("projects/bsl/description.md", bsl),
         ("projects/bsl/changelog.md", passed),
     ]);
-    let sight =
-        knower_agents::route(&fx.vault, &fx.index, "Book a sight test at the optician").unwrap();
+    let sight = routed(&fx.vault, &fx.index, "Book a sight test at the optician");
     assert_eq!(
         sight.destination.as_deref(),
         Some("tasks.md"),
@@ -1507,7 +1506,7 @@ fn a_common_word_one_project_holds_is_a_weak_tie() {
     let entry = "# Library competition\n\nOur entry for the new town library: the concept and the four presentation boards.\n";
     fx.add_notes(&[("projects/competition/description.md", entry)]);
     let boards = "Courier the boards to the council by Friday noon";
-    let sent = knower_agents::route(&fx.vault, &fx.index, boards).unwrap();
+    let sent = routed(&fx.vault, &fx.index, boards);
     assert_eq!(
         sent.destination.as_deref(),
         Some("projects/competition/tasks.md"),
@@ -1525,7 +1524,7 @@ fn a_common_word_one_project_holds_is_a_weak_tie() {
         "Chase the insurance renewal for the band",
         "Renew the insurance for our band",
     ] {
-        let decided = knower_agents::route(&fx.vault, &fx.index, owned).unwrap();
+        let decided = routed(&fx.vault, &fx.index, owned);
         assert_eq!(
             decided.destination.as_deref(),
             Some("projects/covers-band/tasks.md"),
@@ -1533,12 +1532,11 @@ fn a_common_word_one_project_holds_is_a_weak_tie() {
             decided.reasoning
         );
     }
-    let own = knower_agents::route(
+    let own = routed(
         &fx.vault,
         &fx.index,
         "Pay my insurance before band practice",
-    )
-    .unwrap();
+    );
     assert_eq!(
         own.destination.as_deref(),
         Some("tasks.md"),
@@ -1552,7 +1550,7 @@ fn a_common_word_one_project_holds_is_a_weak_tie() {
         "Pay the courier for the boards",
         "Courier the boards and the spare keys to the council",
     ] {
-        let decided = knower_agents::route(&fx.vault, &fx.index, errand).unwrap();
+        let decided = routed(&fx.vault, &fx.index, errand);
         assert_eq!(
             decided.destination.as_deref(),
             Some("tasks.md"),
@@ -1602,7 +1600,10 @@ fn with_a_model_the_meaning_chooses_among_projects_that_share_its_words() {
         "{}",
         decision.reasoning
     );
-    assert_eq!(decision.confidence, knower_agents::SOLE_HOLDER_CONFIDENCE);
+    assert_eq!(
+        decision.confidence.unwrap(),
+        knower_agents::SOLE_HOLDER_CONFIDENCE
+    );
     // Atlas's cluster and the thesis's experiments, and no lead either way.
     let tied = "The cluster nodes for the experiments are down";
     let (_, asked) = routed_without_and_with_a_model(tied);
@@ -1635,7 +1636,10 @@ fn with_a_model_a_task_in_new_words_goes_to_the_closest_project() {
         "projects/garden/tasks.md",
         "so it is likely a project's task in words its notes do not use yet: its meaning is closest to garden's notes",
     );
-    assert_eq!(decision.confidence, knower_agents::SOLE_HOLDER_CONFIDENCE);
+    assert_eq!(
+        decision.confidence.unwrap(),
+        knower_agents::SOLE_HOLDER_CONFIDENCE
+    );
     // One word is too little to place a task by: MiniLM puts
     // "raspberries" alone closer to the thesis (0.23) than to the garden
     // (0.17).
@@ -1695,7 +1699,7 @@ fn with_a_model_an_errand_that_says_nothing_else_is_the_global_lists() {
         )
         .unwrap();
     fx.index.catch_up(&mut |_, _| {}).unwrap();
-    let errand = knower_agents::route(&fx.vault, &fx.index, "Pay the council tax").unwrap();
+    let errand = routed(&fx.vault, &fx.index, "Pay the council tax");
     assert_eq!(
         errand.destination.as_deref(),
         Some("tasks.md"),
@@ -1712,8 +1716,7 @@ fn with_a_model_an_errand_that_says_nothing_else_is_the_global_lists() {
         "{}",
         errand.reasoning
     );
-    let garden =
-        knower_agents::route(&fx.vault, &fx.index, "Order lettuce seedlings on Amazon").unwrap();
+    let garden = routed(&fx.vault, &fx.index, "Order lettuce seedlings on Amazon");
     assert_eq!(
         garden.destination.as_deref(),
         Some("projects/garden/tasks.md"),
@@ -1745,7 +1748,7 @@ fn a_tasks_opening_verb_names_no_project() {
     let club = "# Book\n\nThe monthly book club at my house: choosing the novels and hosting.\n";
     fx.add_notes(&[("projects/book/description.md", club)]);
     let task = "Book the advisor meetings";
-    let booked = knower_agents::route(&fx.vault, &fx.index, task).unwrap();
+    let booked = routed(&fx.vault, &fx.index, task);
     assert_eq!(
         booked.destination.as_deref(),
         Some("projects/thesis/tasks.md"),
@@ -1759,11 +1762,24 @@ fn a_tasks_opening_verb_names_no_project() {
         "{}",
         booked.reasoning
     );
-    let named = knower_agents::route(&fx.vault, &fx.index, "Choose the next book").unwrap();
+    let named = routed(&fx.vault, &fx.index, "Choose the next book");
     assert_eq!(
         named.destination.as_deref(),
         Some("projects/book/tasks.md"),
         "{}",
         named.reasoning
     );
+}
+
+/// Where the offline rules send `text` in `vault`, as an update would go.
+fn routed(
+    vault: &knower_vault::Vault,
+    index: &std::sync::Arc<knower_index::Index>,
+    text: &str,
+) -> knower_agents::Decision {
+    use knower_agents::Router;
+    let facts = knower_agents::Facts::gather(vault, index, text).unwrap();
+    knower_agents::Rules
+        .route(&facts, &knower_agents::Payload::text(text))
+        .unwrap()
 }

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use knower_agents::{Agents, Engine, Outcome, Payload, Settings, kind_of};
+use knower_agents::{Agents, Engine, Facts, Outcome, Payload, Router, Rules, Settings, kind_of};
 use knower_index::Index;
 use knower_vault::{Author, Position, Vault};
 
@@ -170,11 +170,13 @@ fn routing(file: &str, run: Run) -> Result<Vec<Decided>, String> {
         let text = text.as_str();
         let (got, confidence, reasoning) = match run {
             Run::Alone => {
-                let decision =
-                    knower_agents::route(&vault, &index, text).map_err(|e| e.to_string())?;
+                let facts = Facts::gather(&vault, &index, text).map_err(|e| e.to_string())?;
+                let decision = Rules
+                    .route(&facts, &Payload::text(text))
+                    .map_err(|e| e.to_string())?;
                 (
                     decision.destination.unwrap_or_else(|| "inbox".into()),
-                    decision.confidence,
+                    decision.confidence.unwrap_or_default(),
                     decision.reasoning,
                 )
             }

@@ -18,6 +18,6 @@ mod verbs;
 pub use answer::{answer, answer_without};
 pub use kind::{Kind, kind_of};
 pub use route::{
-    Answered, Decision, PROFILE_CONFIDENCE, PROFILE_SHARED_CONFIDENCE, SOLE_HOLDER_CONFIDENCE,
+    Answered, PROFILE_CONFIDENCE, PROFILE_SHARED_CONFIDENCE, Rules, SOLE_HOLDER_CONFIDENCE,
     read_answer, route,
 };

@@ -5,17 +5,19 @@
 use crate::agents::{Agents, OFFLINE};
 use crate::error::{Error, Result};
 use crate::inbox::{self, INBOX, InboxItem};
-use crate::offline::{self, Answered, Decision};
+use crate::offline::{self, Answered, Rules};
 use crate::payload::Payload;
 use crate::recovery::author_of;
 use crate::report::{Outcome, UpdateReport};
+use crate::router::{Decision, Facts, Router};
 use knower_vault::Batch;
 
 impl Agents {
     pub(crate) fn offline_update(&self, id: &str, payload: &Payload) -> Result<UpdateReport> {
-        let decision = offline::route(&self.vault, &self.index, &payload.text)?;
+        let facts = Facts::gather(&self.vault, &self.index, &payload.text)?;
+        let decision = Rules.route(&facts, payload)?;
         let mut report = self.report(id, Outcome::Filed);
-        report.confidence = Some(decision.confidence);
+        report.confidence = decision.confidence;
         report.reasoning = Some(decision.reasoning.clone());
         let author = author_of("agent:offline", id, &decision.reasoning);
         // One change for the whole update (the note or the inbox item, the
@@ -35,7 +37,10 @@ impl Agents {
     ) -> Result<UpdateReport> {
         match &decision.destination {
             Some(destination) => {
-                report.changed = self.file(batch, destination, decision.kind, payload)?;
+                let kind = decision
+                    .kind
+                    .unwrap_or_else(|| offline::kind_of(&payload.text));
+                report.changed = self.file(batch, destination, kind, payload)?;
                 report.summary = format!(
                     "filed “{}” in {} ({OFFLINE}, confidence {:.2})",
                     payload.headline(60),
@@ -44,7 +49,7 @@ impl Agents {
                         .first()
                         .map(String::as_str)
                         .unwrap_or(destination),
-                    decision.confidence
+                    decision.confidence.unwrap_or_default()
                 );
             }
             None => {

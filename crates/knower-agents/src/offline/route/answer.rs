@@ -4,7 +4,7 @@
 use crate::error::Result;
 use crate::offline::kind::{Kind, project_file};
 use crate::offline::phrasing::contains_words;
-use crate::offline::route::projects::{Project, projects};
+use crate::router::{Project, projects};
 use knower_vault::Vault;
 
 /// What the user's answer to an inbox item asks for.

@@ -84,8 +84,8 @@ use crate::offline::kind::{
 use crate::offline::phrasing::contains_words;
 use crate::offline::route::first_person::{how_i_do_something, of_my_things, tells_an_age};
 use crate::offline::route::projects::{
-    Closest, Project, held_words, keywords, meaning, names_used, note_by_meaning, projects,
-    sole_holder, task_by_meaning, what_the_verb_says, with_names_used,
+    Closest, held_words, meaning, names_used, note_by_meaning, sole_holder, task_by_meaning,
+    what_the_verb_says, with_names_used,
 };
 use crate::offline::route::thresholds::{
     COMMON_WORDS_MARGIN, MEANING_MARGIN, MIN_COVERAGE, MIN_MARGIN,
@@ -95,6 +95,8 @@ use crate::offline::route::unsaid::{
     refers_elsewhere, weighs_options,
 };
 use crate::offline::stems::whole_words;
+use crate::payload::Payload;
+use crate::router::{Decision, Facts, Project, Router};
 mod answer;
 mod first_person;
 mod projects;
@@ -111,28 +113,20 @@ pub use answer::{Answered, read_answer};
 use projects::coverage;
 use std::collections::BTreeMap;
 
-use knower_index::{Index, Mode, SearchOptions};
-use knower_vault::Vault;
+/// The offline engine as a [`Router`]: the rules above.
+pub struct Rules;
 
-/// Where the offline engine files an update, and why.
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct Decision {
-    /// The file to write; `None` for the inbox.
-    pub destination: Option<String>,
-    pub kind: Kind,
-    pub project: Option<String>,
-    /// 0 to 1: how sure the rules are.
-    pub confidence: f32,
-    pub reasoning: String,
-    /// The destinations considered, best first (the inbox's options).
-    #[serde(skip)]
-    pub choices: Vec<Choice>,
+impl Router for Rules {
+    fn route(&self, facts: &Facts, update: &Payload) -> Result<Decision> {
+        Ok(route(facts, &update.text))
+    }
 }
 
-pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
+/// Where `text` belongs by the rules, from `facts` alone.
+pub fn route(facts: &Facts, text: &str) -> Decision {
     let kind = kind_of(text);
     let lower = text.to_lowercase();
-    let projects = projects(vault)?;
+    let projects = &facts.projects;
     let about = without_task_opening(text, kind);
     let used_names = names_used(about, &projects);
     let mut words = with_names_used(content_words(about), &used_names);
@@ -157,31 +151,18 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
 
     // Content scores per project (rule 3).
     let mut per_project: BTreeMap<String, (Vec<f32>, String)> = BTreeMap::new();
-    let mut hit_files: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    let query = keywords(text);
-    if !query.trim().is_empty() {
-        let options = SearchOptions {
-            mode: Mode::Fast,
-            scope: None,
-            limit: 40,
-        };
-        for hit in index.search(&query, &options)?.hits {
-            let mut parts = hit.path.splitn(3, '/');
-            if let (Some("projects"), Some(project), Some(_)) =
-                (parts.next(), parts.next(), parts.next())
-            {
-                let entry = per_project.entry(project.to_string()).or_insert_with(|| {
-                    (
-                        vec![],
-                        format!("{}:{}-{}", hit.path, hit.line_start, hit.line_end),
-                    )
-                });
-                entry.0.push(hit.score);
-                let files = hit_files.entry(project.to_string()).or_default();
-                if files.len() < 8 && !files.contains(&hit.path) {
-                    files.push(hit.path.clone());
-                }
-            }
+    for hit in &facts.hits {
+        let mut parts = hit.path.splitn(3, '/');
+        if let (Some("projects"), Some(project), Some(_)) =
+            (parts.next(), parts.next(), parts.next())
+        {
+            let entry = per_project.entry(project.to_string()).or_insert_with(|| {
+                (
+                    vec![],
+                    format!("{}:{}-{}", hit.path, hit.line_start, hit.line_end),
+                )
+            });
+            entry.0.push(hit.score);
         }
     }
     let mut scored: Vec<(String, f32, String)> = per_project
@@ -232,30 +213,34 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         destination: file_in(project),
         why,
     };
-    let decided = |project: &str, confidence: f32, why: Vec<String>| Decision {
+    let decided = |rule: &'static str, project: &str, confidence: f32, why: Vec<String>| Decision {
         destination: Some(file_in(project)),
-        kind,
+        kind: Some(kind),
+        rule,
+        written: vec![],
         project: Some(project.to_string()),
         // A note is what no kind rule recognised: a task or an event told
         // in words the rules do not know lands in state.md too, so the
         // file is less sure than the project. So is a kind in doubt.
-        confidence: if kind == Kind::Note || doubt.is_some() {
+        confidence: Some(if kind == Kind::Note || doubt.is_some() {
             confidence.min(NOTE_CONFIDENCE)
         } else {
             confidence
-        },
+        }),
         reasoning: why.join(" "),
         choices: vec![choice(project, "chosen".into())],
     };
-    let global = |path: &str, confidence: f32, why: Vec<String>| Decision {
+    let global = |rule: &'static str, path: &str, confidence: f32, why: Vec<String>| Decision {
         destination: Some(path.to_string()),
-        kind,
+        kind: Some(kind),
+        rule,
+        written: vec![],
         project: None,
-        confidence: if doubt.is_some() {
+        confidence: Some(if doubt.is_some() {
             confidence.min(NOTE_CONFIDENCE)
         } else {
             confidence
-        },
+        }),
         reasoning: why.join(" "),
         choices: vec![Choice {
             destination: path.to_string(),
@@ -280,15 +265,15 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         why.push(format!(
             "It refers to something it does not say (“{phrase}”), so I cannot tell where it belongs."
         ));
-        return Ok(inbox(kind, why, options));
+        return inbox("refers-elsewhere", kind, why, options);
     }
     if kind == Kind::Preference && tells_an_age(&lower) {
         why.push("It tells your age: a fact about who you are, for the profile.".into());
-        return Ok(global("profile.md", PROFILE_CONFIDENCE, why));
+        return global("tells-an-age", "profile.md", PROFILE_CONFIDENCE, why);
     }
     if words.is_empty() {
         why.push("It says too little to place: none of its words tells what it is about.".into());
-        return Ok(inbox(kind, why, options));
+        return inbox("says-too-little", kind, why, options);
     }
     if kind == Kind::Preference
         && let Some(object) = feels_about_a_pronoun(&lower)
@@ -296,13 +281,13 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         why.push(format!(
             "It tells how you feel about something it does not name (“{object}”), so I cannot tell where it belongs."
         ));
-        return Ok(inbox(kind, why, options));
+        return inbox("feels-about-the-unnamed", kind, why, options);
     }
     if let Some(done) = only_done_to_a_pronoun(about, &words) {
         why.push(format!(
             "It tells only what is done to something it does not name (“{done}”), so I cannot tell where it belongs."
         ));
-        return Ok(inbox(kind, why, options));
+        return inbox("done-to-the-unnamed", kind, why, options);
     }
     // A reply to something unsaid that names nothing of its own: the
     // everyday words left ("fine", "free", "long") tie it to no project,
@@ -320,14 +305,14 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         why.push(format!(
             "It answers something it does not say (“{opening}”) and names nothing of its own, so I cannot tell where it belongs."
         ));
-        return Ok(inbox(kind, why, options));
+        return inbox("answers-the-unsaid", kind, why, options);
     }
     // Options weighed are a question for the user, whichever they name.
     if weighs_options(&lower) {
         why.push(
             "It weighs options (“either… or…”, “whether…”, “… can't do both”): which one is for you to say.".into(),
         );
-        return Ok(inbox(kind, why, options));
+        return inbox("weighs-options", kind, why, options);
     }
     let listed = |w: &[String]| w.join(", ");
     why.push(format!("Its content words: {}.", listed(&words)));
@@ -338,8 +323,7 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
     let candidates = projects.iter().map(|p| p.name.clone());
     let holdings: Vec<(String, Vec<String>)> = candidates
         .map(|p| {
-            let files = hit_files.get(&p).map(Vec::as_slice).unwrap_or_default();
-            let held = held_words(vault, &p, files, &words);
+            let held = held_words(facts, &p, &words);
             (p, held)
         })
         .collect();
@@ -366,7 +350,7 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
                 percent(*share),
                 percent(share_of(p))
             ));
-            return Ok(inbox(kind, why, options));
+            return inbox("named-but-another-holds-its-words", kind, why, options);
         }
         why.push(format!("Filed in {p}, the project it names."));
         let confidence = if share_of(p) >= MIN_COVERAGE {
@@ -374,7 +358,7 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         } else {
             0.85
         };
-        return Ok(decided(p, confidence, why));
+        return decided("named", p, confidence, why);
     }
     // A text that names several projects is about them together ("the
     // novel or the choir first?"): which one it belongs to is the user's
@@ -384,7 +368,7 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
             "It names several projects, so it is about them together; which one it belongs to is for you to say."
                 .into(),
         );
-        return Ok(inbox(kind, why, options));
+        return inbox("names-several", kind, why, options);
     }
 
     // A fact about the user that names no project belongs to the user —
@@ -433,19 +417,24 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
                 .into(),
         );
         if holders.is_empty() {
-            return Ok(global("profile.md", PROFILE_CONFIDENCE, why));
+            return global("about-the-user", "profile.md", PROFILE_CONFIDENCE, why);
         }
         why.push(format!(
             "It may be about a project instead: {}.",
             holders.join("; ")
         ));
-        return Ok(global("profile.md", PROFILE_SHARED_CONFIDENCE, why));
+        return global(
+            "about-the-user-or-a-project",
+            "profile.md",
+            PROFILE_SHARED_CONFIDENCE,
+            why,
+        );
     }
 
     // The meaning is weighed only from here on: a named project or a fact
     // about who the user is never needs the model loaded or the note
     // embedded.
-    let meant = meaning(vault, index, text, &words, &projects, &hit_files, &mut why);
+    let meant = meaning(facts, text, &words, &mut why);
     let meaning_of = |p: &str| {
         meant
             .as_ref()
@@ -484,7 +473,7 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
                     "Its words point to {best} (its notes hold {held}), but its meaning is closer to {top}'s notes (cosine {m1:.2} against {:.2}), so I cannot tell which it is about.",
                     meaning_of(&best)
                 ));
-                return Ok(inbox(kind, why, options));
+                return inbox("words-but-meaning-elsewhere", kind, why, options);
             }
             Some(_) => {
                 confidence = (confidence + 0.1).min(0.97);
@@ -494,7 +483,7 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
             }
             None => why.push(format!("Filed in {best}: its notes hold {held}.")),
         }
-        return Ok(decided(&best, confidence, why));
+        return decided("words", &best, confidence, why);
     }
     // The words do not decide; a clear meaning does — except for an
     // everyday errand that says nothing else and that no project's notes
@@ -524,7 +513,7 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
         why.push(format!(
             "Its words do not decide, but its meaning does: cosine {m1:.2} to {top}'s notes, {m2:.2} to the next ({next}). Filed in {top}."
         ));
-        return Ok(decided(top, confidence, why));
+        return decided("meaning", top, confidence, why);
     }
     // One project alone holds words of the note (a distinctive word such
     // as "NAS", "tiler" or "restic" that no other project's notes use),
@@ -554,7 +543,7 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
             why.push(format!(
                 "Only {best}'s notes share a word of it, and {tie} ({listed_held}); “{word}” makes it an everyday errand, which goes to the global task list."
             ));
-            return Ok(global("tasks.md", 0.7, why));
+            return global("an-errand-despite-a-holder", "tasks.md", 0.7, why);
         }
         // Doubt needs less than a filing: a lead of the margin, with no
         // floor, is reason to ask rather than file on one word, and a
@@ -581,7 +570,7 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
                 "Only {best}'s notes share words of it ({listed_held}), but its meaning is closer to {top}'s notes (cosine {m1:.2} against {:.2}), so I cannot tell which it is about.",
                 meaning_of(best)
             ));
-            return Ok(inbox(kind, why, options));
+            return inbox("sole-holder-but-meaning-elsewhere", kind, why, options);
         }
         let confidence = SOLE_HOLDER_CONFIDENCE + if held.len() >= 2 { 0.05 } else { 0.0 };
         why.push(format!(
@@ -592,7 +581,7 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
                 "no other project's notes share any of its words"
             }
         ));
-        return Ok(decided(best, confidence, why));
+        return decided("sole-holder", best, confidence, why);
     }
     // Several projects' notes hold words of it and none decides: the
     // words have narrowed the field, and within it the meaning may choose
@@ -620,7 +609,7 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
                 "Its words are shared by {held_by} projects ({top}'s notes hold {}), and of these its meaning is closest to {top}'s (cosine {m1:.2}, {m2:.2} to the next, {next}). Filed in {top}.",
                 held.join(", ")
             ));
-            return Ok(decided(top, SOLE_HOLDER_CONFIDENCE, why));
+            return decided("closest-holder", top, SOLE_HOLDER_CONFIDENCE, why);
         }
     }
     // The answers to a question no project's words can settle: `first`,
@@ -640,7 +629,7 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
     // Rule 4: no project. A task no project's notes have a word of goes
     // to the global list; one whose words several projects share is asked
     // about, as is anything else.
-    if holders.is_empty() {
+    let undecided = if holders.is_empty() {
         if kind == Kind::Task {
             match &errand {
                 Some(word) => why.push(format!(
@@ -656,7 +645,7 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
                     why.push(format!(
                         "No project's notes share its words, and it does not read as an everyday errand (the car, the post, an appointment…), so it is likely a project's task in words its notes do not use yet: its meaning is closest to {top}'s notes (cosine {m1:.2}, {m2:.2} to the next, {next}). Filed in {top}."
                     ));
-                    return Ok(decided(top, SOLE_HOLDER_CONFIDENCE, why));
+                    return decided("task-by-meaning", top, SOLE_HOLDER_CONFIDENCE, why);
                 }
                 None if !projects.is_empty() => {
                     why.push(
@@ -667,20 +656,25 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
                         destination: "tasks.md".into(),
                         why: "a task of its own, in the global list".into(),
                     };
-                    return Ok(inbox(kind, why, every_project(global, "one of its tasks")));
+                    return inbox("task-of-no-clear-project", kind, why, every_project(global, "one of its tasks"));
                 }
                 None => why.push(
                     "There are no projects, so a task goes to the global task list.".into(),
                 ),
             }
-            return Ok(global("tasks.md", 0.7, why));
+            return global("an-errand", "tasks.md", 0.7, why);
         }
         if as_a_note.is_some() {
             why.push(
                 "No project's notes share its words, so I ask whether it is about you or one of your projects."
                     .into(),
             );
-            return Ok(inbox(kind, why, every_project(about_you(), "its state")));
+            return inbox(
+                "about-the-user-or-unplaced",
+                kind,
+                why,
+                every_project(about_you(), "its state"),
+            );
         }
         if let Some(Closest {
             top,
@@ -692,12 +686,13 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
             why.push(format!(
                 "No project's notes share its words, but its meaning is closest to {top}'s notes (cosine {m1:.2}, {m2:.2} to the next, {next}). Filed in {top}."
             ));
-            return Ok(decided(top, SOLE_HOLDER_CONFIDENCE, why));
+            return decided("note-by-meaning", top, SOLE_HOLDER_CONFIDENCE, why);
         }
         why.push(
             "No project's notes share its words, and it is not a task or about you, so I do not know where it belongs."
                 .into(),
         );
+        "no-project-holds-its-words"
     } else if c1 >= MIN_COVERAGE {
         why.push(format!(
             "{} and {} explain it about equally ({} and {} of its words), so I cannot choose.",
@@ -706,14 +701,16 @@ pub fn route(vault: &Vault, index: &Index, text: &str) -> Result<Decision> {
             percent(c1),
             percent(c2)
         ));
+        "two-projects-tie"
     } else {
         why.push(format!(
             "Its words are spread over several projects ({}), none holding {} of them, so I cannot tell which it belongs to.",
             holders.join("; "),
             percent(MIN_COVERAGE)
         ));
-    }
-    Ok(inbox(kind, why, options))
+        "words-spread-over-projects"
+    };
+    inbox(undecided, kind, why, options)
 }
 
 /// Whether `held`, the words of a note a project's notes hold, are only
@@ -743,12 +740,14 @@ fn bucket() -> Choice {
     }
 }
 
-fn inbox(kind: Kind, why: Vec<String>, choices: Vec<Choice>) -> Decision {
+fn inbox(rule: &'static str, kind: Kind, why: Vec<String>, choices: Vec<Choice>) -> Decision {
     Decision {
         destination: None,
-        kind,
+        kind: Some(kind),
+        rule,
+        written: vec![],
         project: None,
-        confidence: 0.0,
+        confidence: Some(0.0),
         reasoning: why.join(" "),
         choices,
     }

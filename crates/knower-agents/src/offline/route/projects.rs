@@ -1,7 +1,6 @@
 //! What the vault tells of each project: the names a text may call it by,
 //! the words its notes hold, and how close in meaning a text is to it.
 
-use crate::error::Result;
 use crate::offline::common::is_common;
 use crate::offline::content::{content_words, units_of_a_rate};
 use crate::offline::errands::without_places;
@@ -12,7 +11,7 @@ use crate::offline::route::thresholds::{
     COMMON_WORDS_MARGIN, MEANING_MARGIN, MEANING_MIN, UNTIED_MEANING_MIN, UNTIED_NOTE_MARGIN,
 };
 use crate::offline::stems::whole_words;
-use std::collections::BTreeMap;
+use crate::router::{Facts, OWN_NOTES, Project};
 
 /// The content words of a task whose opening verb is all it says, when
 /// the verb is no everyday word: "Worm them all in the spring" is about
@@ -94,82 +93,25 @@ pub(super) fn called_by(name: &str) -> Option<String> {
         .and_then(|last| whole_words(last).pop())
 }
 
-pub(super) struct Project {
-    pub(super) name: String,
-    /// Lower-case forms the text may name it by.
-    pub(super) names: Vec<String>,
-}
-
-pub(super) fn projects(vault: &Vault) -> Result<Vec<Project>> {
-    let node = match vault.tree("projects", Some(1)) {
-        Ok(node) => node,
-        Err(knower_vault::Error::NotFound { .. }) => return Ok(vec![]),
-        Err(e) => return Err(e.into()),
-    };
-    let mut out = Vec::new();
-    for child in node.children.iter().filter(|c| c.kind == EntryKind::Folder) {
-        let name = child.path.name().to_string();
-        let mut names = vec![
-            name.to_lowercase(),
-            name.to_lowercase().replace(['-', '_'], " "),
-        ];
-        if let Ok(text) = vault.read(&format!("projects/{name}/description.md")) {
-            if let Ok(Some(meta)) = frontmatter::parse(&text)
-                && let Some(Value::Array(aliases)) = meta.get("aliases")
-            {
-                names.extend(
-                    aliases
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_lowercase),
-                );
-            }
-            let body = frontmatter::split(&text).map(|s| s.body).unwrap_or(&text);
-            if let Some(title) = body.lines().find_map(|l| l.strip_prefix("# ")) {
-                names.push(title.trim().to_lowercase());
-            }
-        }
-        names.retain(|n| n.chars().filter(|c| c.is_alphanumeric()).count() >= 3);
-        names.sort();
-        names.dedup();
-        out.push(Project { name, names });
-    }
-    Ok(out)
-}
-
-/// The text as a plain keyword query (no operators, bounded length).
-pub(super) fn keywords(text: &str) -> String {
-    text.split_whitespace()
-        .map(|w| {
-            w.trim_start_matches(['-', '+'])
-                .replace(['"', '*', ':', '(', ')'], " ")
-        })
-        .take(120)
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 /// What project `name`'s notes hold of `words`: its name, its
 /// description, state, tasks and changelog, and the notes the search hit
 /// (`hit_files`).
-pub(super) fn held_words(
-    vault: &Vault,
-    name: &str,
-    hit_files: &[String],
-    words: &[String],
-) -> Vec<String> {
+pub(super) fn held_words(facts: &Facts, name: &str, words: &[String]) -> Vec<String> {
     if words.is_empty() {
         return vec![];
     }
     let mut known: std::collections::HashSet<String> = whole_words(&name.replace(['-', '_'], " "))
         .into_iter()
         .collect();
-    let own = ["description.md", "state.md", "tasks.md", "changelog.md"]
-        .map(|f| format!("projects/{name}/{f}"));
-    let others = hit_files.iter().filter(|f| !own.contains(*f));
-    for path in own.iter().chain(others) {
-        if let Ok(text) = vault.read(path) {
-            let body = frontmatter::split(&text).map(|s| s.body).unwrap_or(&text);
+    let own = OWN_NOTES.map(|f| format!("projects/{name}/{f}"));
+    let hit_files = facts.hit_files(name);
+    let others = hit_files
+        .into_iter()
+        .filter(|f| !own.iter().any(|o| o == f))
+        .map(str::to_string);
+    for path in own.iter().cloned().chain(others) {
+        if let Some(text) = facts.note(&path) {
+            let body = frontmatter::split(text).map(|s| s.body).unwrap_or(text);
             // One pass of the analyzer over the file, its task items'
             // everyday verbs left out, not one per line.
             let body = crate::filing::without_noted_marks(body);
@@ -258,29 +200,26 @@ pub(super) const MEANING_HITS: usize = 3;
 /// embedding model is on this machine (routing then goes by words alone);
 /// a model that fails is reported, and routing goes on by words.
 pub(super) fn meaning(
-    vault: &Vault,
-    index: &Index,
+    facts: &Facts,
     text: &str,
     words: &[String],
-    projects: &[Project],
-    hit_files: &BTreeMap<String, Vec<String>>,
     why: &mut Vec<String>,
 ) -> Option<Vec<(String, f32)>> {
-    if !index.model_at_hand() {
+    if !facts.has_meaning() {
         return None;
     }
+    let projects = &facts.projects;
     let mut owner = Vec::new();
     let mut paths = Vec::new();
     for (i, p) in projects.iter().enumerate() {
         let own = ["description.md", "state.md"].map(|f| format!("projects/{}/{f}", p.name));
         // A few of the notes the search hit, best first: each may need its
         // vectors computed here when no server has done it yet.
-        let hits = hit_files
-            .get(&p.name)
+        let hits = facts
+            .hit_files(&p.name)
             .into_iter()
-            .flatten()
             .take(MEANING_HITS)
-            .cloned();
+            .map(str::to_string);
         for path in own.into_iter().chain(hits) {
             if !paths.contains(&path) {
                 owner.push(i);
@@ -299,13 +238,14 @@ pub(super) fn meaning(
     let sentences: Vec<(usize, String)> = projects
         .iter()
         .enumerate()
-        .flat_map(|(i, p)| own_sentences(vault, &p.name).map(move |s| (i, s)))
+        .flat_map(|(i, p)| own_sentences(facts, &p.name).map(move |s| (i, s)))
         .filter(|(_, s)| !whole_words(s).iter().any(|w| words.contains(w)))
         .collect();
     let refs: Vec<&str> = paths.iter().map(String::as_str).collect();
     let texts: Vec<&str> = sentences.iter().map(|(_, s)| s.as_str()).collect();
-    let (to_paths, to_sentences) = match index.similarity_to(text, &refs, &texts) {
-        Ok(c) => c,
+    let (to_paths, to_sentences) = match facts.similarity(text, &refs, &texts) {
+        Ok(Some(c)) => c,
+        Ok(None) => return None,
         Err(e) => {
             why.push(format!("Meaning was not used: {e}."));
             return None;
@@ -343,15 +283,15 @@ pub(super) fn meaning(
 /// hills, nutrition and the bike"), each after the project's name, which
 /// tells what it is a part of ("cycling sportive: the hills").
 pub(super) fn own_sentences<'a>(
-    vault: &'a Vault,
+    facts: &'a Facts,
     name: &'a str,
 ) -> impl Iterator<Item = String> + 'a {
     let label = name.replace(['-', '_'], " ");
     ["description.md", "state.md"]
         .into_iter()
         .filter_map(move |file| {
-            let text = vault.read(&format!("projects/{name}/{file}")).ok()?;
-            let body = frontmatter::split(&text).map_or(text.as_str(), |s| s.body);
+            let text = facts.note(&format!("projects/{name}/{file}"))?;
+            let body = frontmatter::split(text).map_or(text, |s| s.body);
             let mut parts = Vec::new();
             for line in body
                 .lines()
@@ -422,9 +362,7 @@ pub(super) fn task_by_meaning<'a>(
 
 /// The project closest in meaning to a note, with its cosine, and the
 /// runner-up with its own ("none" at 0 when there is no other project).
-use knower_index::Index;
-use knower_vault::{EntryKind, Vault, frontmatter};
-use serde_json::Value;
+use knower_vault::frontmatter;
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Closest<'a> {
     pub(super) top: &'a str,
