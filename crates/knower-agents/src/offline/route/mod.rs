@@ -128,7 +128,7 @@ pub fn route(facts: &Facts, text: &str) -> Decision {
     let lower = text.to_lowercase();
     let projects = &facts.projects;
     let about = without_task_opening(text, kind);
-    let used_names = names_used(about, &projects);
+    let used_names = names_used(about, projects);
     let mut words = with_names_used(content_words(about), &used_names);
     // An everyday word the text calls a project by is that project's as
     // much as a word of its own: "Check my passport is valid until after
