@@ -12,17 +12,14 @@ use knower_index::{Index, Mode};
 use knower_llm::{Llm, LlmConfig};
 use knower_vault::Vault;
 
-use crate::changelog::new_update_id;
 use crate::error::{Error, Result};
 use crate::inbox::{self, InboxItem};
 use crate::offline;
 use crate::payload::Payload;
 use crate::prompts::{self, Prompt};
-use crate::report::{Answer, UpdateReport};
+use crate::report::{Answer, OFFLINE, Outcome, UpdateReport};
 use crate::settings::Settings;
 
-/// How the offline engine names itself in every output.
-pub const OFFLINE: &str = "offline engine";
 const CONFIG_FILE: &str = "knower.toml";
 
 pub enum Engine {
@@ -183,6 +180,38 @@ impl Agents {
                 };
                 self.llm_ask(llm, &question)
             }
+        }
+    }
+}
+
+/// `update-20261122-140312-3fa9`: sortable, and unique enough for one person.
+pub(crate) fn new_update_id() -> String {
+    let now = jiff::Zoned::now();
+    let nanos = now.timestamp().subsec_nanosecond() as u32;
+    let mix = nanos ^ std::process::id().rotate_left(16);
+    format!(
+        "update-{}-{:04x}",
+        now.strftime("%Y%m%d-%H%M%S"),
+        mix & 0xffff
+    )
+}
+
+impl Agents {
+    pub(crate) fn report(&self, id: &str, outcome: Outcome) -> UpdateReport {
+        UpdateReport {
+            id: id.to_string(),
+            engine: self.engine_label(),
+            outcome,
+            summary: String::new(),
+            changed: vec![],
+            inbox_id: None,
+            confidence: None,
+            reasoning: None,
+            steps: 0,
+            usage: None,
+            stopped: None,
+            error: None,
+            tool_calls: vec![],
         }
     }
 }

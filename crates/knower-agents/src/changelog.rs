@@ -22,15 +22,3 @@ impl Agents {
         Ok(())
     }
 }
-
-/// `update-20261122-140312-3fa9`: sortable, and unique enough for one person.
-pub(crate) fn new_update_id() -> String {
-    let now = jiff::Zoned::now();
-    let nanos = now.timestamp().subsec_nanosecond() as u32;
-    let mix = nanos ^ std::process::id().rotate_left(16);
-    format!(
-        "update-{}-{:04x}",
-        now.strftime("%Y%m%d-%H%M%S"),
-        mix & 0xffff
-    )
-}

@@ -7,7 +7,7 @@ use crate::agents::Agents;
 use crate::error::Result;
 use crate::offline::Kind;
 use crate::payload::Payload;
-use crate::text::{one_line, slug};
+use crate::text::{noted_mark, one_line, slug};
 
 impl Agents {
     /// Writes an update into `destination` as a block suited to its kind;
@@ -194,34 +194,6 @@ fn into_section(text: &str, heading: &str, entry: &str) -> String {
     out
 }
 
-/// The mark a fact or a note filed in a list carries: "_(noted
-/// 2026-06-15)_".
-fn noted_mark(day: &str) -> String {
-    format!("{NOTED}{day})_")
-}
-const NOTED: &str = "_(noted ";
-
-/// `text` without the marks of [`noted_mark`]: the words a person wrote,
-/// not the ones filing added ("Send Auntie Jean a thank you note" shares
-/// no word with a project whose state was "noted" on a day).
-pub(crate) fn without_noted_marks(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(start) = rest.find(NOTED) {
-        out.push_str(&rest[..start]);
-        let after = &rest[start..];
-        match after.find(")_") {
-            Some(end) => rest = &after[end + 2..],
-            None => {
-                rest = after;
-                break;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
 /// A list item of `parts` joined by single spaces, empty ones left out (an
 /// update with no attachment has no links).
 fn list_item(parts: &[&str]) -> String {
@@ -293,6 +265,7 @@ fn capitalised(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::text::{noted_mark, without_noted_marks};
 
     #[test]
     fn the_noted_mark_is_set_aside_and_the_words_kept() {

@@ -25,7 +25,7 @@ mod settings;
 pub mod text;
 pub mod tools;
 
-pub use agents::{Agents, Engine, OFFLINE};
+pub use agents::{Agents, Engine};
 pub use error::{Error, Result};
 pub use inbox::{INBOX, InboxItem, code as inbox_code};
 pub use llm::{CallRecord, Stop};
@@ -36,7 +36,7 @@ pub use offline::{
 pub use payload::{Attachment, MAX_TEXT_BYTES, Payload, image_type};
 pub use prompts::{Prompt, PromptSource};
 pub use recovery::{Resume, resume, undo_update, undone_updates, update_of};
-pub use report::{Answer, Outcome, Source, UpdateReport};
+pub use report::{Answer, OFFLINE, Outcome, Source, UpdateReport};
 pub use router::{Decision, Facts, Hit, Project, Router};
 pub use settings::Settings;
 pub use tools::{ReadTools, ToolSet, WriteTools};

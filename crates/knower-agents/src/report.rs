@@ -4,7 +4,6 @@
 use knower_llm::Usage;
 use serde::{Deserialize, Serialize};
 
-use crate::agents::Agents;
 use crate::llm::{CallRecord, Stop};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -73,22 +72,5 @@ pub struct Answer {
     pub usage: Option<Usage>,
 }
 
-impl Agents {
-    pub(crate) fn report(&self, id: &str, outcome: Outcome) -> UpdateReport {
-        UpdateReport {
-            id: id.to_string(),
-            engine: self.engine_label(),
-            outcome,
-            summary: String::new(),
-            changed: vec![],
-            inbox_id: None,
-            confidence: None,
-            reasoning: None,
-            steps: 0,
-            usage: None,
-            stopped: None,
-            error: None,
-            tool_calls: vec![],
-        }
-    }
-}
+/// How the offline engine names itself in every output.
+pub const OFFLINE: &str = "offline engine";

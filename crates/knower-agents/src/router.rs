@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::error::Result;
 use crate::inbox::Choice;
-use crate::offline::Kind;
+use crate::offline::kind::Kind;
 use crate::payload::Payload;
 
 /// Decides where an update belongs.

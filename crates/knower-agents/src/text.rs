@@ -31,3 +31,32 @@ pub fn bounded_line(text: &str, max: usize) -> String {
 }
 
 pub use knower_vault::slug;
+
+/// The mark a fact or a note filed in a list carries: "_(noted
+/// 2026-06-15)_".
+pub(crate) fn noted_mark(day: &str) -> String {
+    format!("{NOTED}{day})_")
+}
+
+pub(crate) const NOTED: &str = "_(noted ";
+
+/// `text` without the marks of [`noted_mark`]: the words a person wrote,
+/// not the ones filing added ("Send Auntie Jean a thank you note" shares
+/// no word with a project whose state was "noted" on a day).
+pub(crate) fn without_noted_marks(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find(NOTED) {
+        out.push_str(&rest[..start]);
+        let after = &rest[start..];
+        match after.find(")_") {
+            Some(end) => rest = &after[end + 2..],
+            None => {
+                rest = after;
+                break;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}

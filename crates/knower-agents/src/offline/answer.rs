@@ -4,10 +4,10 @@
 //! sentence is written that the vault does not contain, and the changelog's
 //! routing lines (where an update was filed) are never evidence.
 
-use crate::agents::OFFLINE;
 use crate::error::Result;
 use crate::offline::stems::index_words;
 use crate::recovery::CHANGELOG;
+use crate::report::OFFLINE;
 use crate::report::{Answer, Source};
 use crate::text::ellipsis;
 use knower_index::{Index, Mode, SearchOptions};

@@ -7,7 +7,7 @@ mod answer;
 mod common;
 mod content;
 mod errands;
-mod kind;
+pub(crate) mod kind;
 mod lexicon;
 mod phrasing;
 mod route;

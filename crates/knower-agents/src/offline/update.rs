@@ -2,12 +2,13 @@
 //! text, or put it in the inbox with the scores as reasoning; and read the
 //! user's answer to an inbox item.
 
-use crate::agents::{Agents, OFFLINE};
+use crate::agents::Agents;
 use crate::error::{Error, Result};
 use crate::inbox::{self, INBOX, InboxItem};
 use crate::offline::{self, Answered, Rules};
 use crate::payload::Payload;
 use crate::recovery::author_of;
+use crate::report::OFFLINE;
 use crate::report::{Outcome, UpdateReport};
 use crate::router::{Decision, Facts, Router};
 use knower_vault::Batch;

@@ -114,7 +114,7 @@ pub(super) fn held_words(facts: &Facts, name: &str, words: &[String]) -> Vec<Str
             let body = frontmatter::split(text).map(|s| s.body).unwrap_or(text);
             // One pass of the analyzer over the file, its task items'
             // everyday verbs left out, not one per line.
-            let body = crate::filing::without_noted_marks(body);
+            let body = crate::text::without_noted_marks(body);
             let body: Vec<&str> = body.lines().map(without_an_everyday_task_verb).collect();
             known.extend(whole_words(&body.join("\n")));
         }
