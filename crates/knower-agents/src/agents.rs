@@ -212,6 +212,7 @@ impl Agents {
             stopped: None,
             error: None,
             tool_calls: vec![],
+            rule: None,
         }
     }
 }

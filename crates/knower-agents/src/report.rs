@@ -5,6 +5,7 @@ use knower_llm::Usage;
 use serde::{Deserialize, Serialize};
 
 use crate::llm::{CallRecord, Stop};
+use crate::router::Decision;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -50,6 +51,19 @@ pub struct UpdateReport {
     pub error: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<CallRecord>,
+    /// The routing rule that placed it ([`Decision::rule`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+}
+
+impl UpdateReport {
+    /// What `decision` says of the update, whichever router made it: how
+    /// sure, why, and by which rule.
+    pub(crate) fn decided(&mut self, decision: &Decision) {
+        self.confidence = decision.confidence;
+        self.reasoning = Some(decision.reasoning.clone()).filter(|r| !r.is_empty());
+        self.rule = Some(decision.rule.to_string());
+    }
 }
 
 /// A cited passage.

@@ -46,6 +46,23 @@ pub struct Decision {
     pub written: Vec<String>,
 }
 
+impl Decision {
+    /// A decision by `rule` that says nothing else yet: the inbox, no
+    /// reasoning, nothing written.
+    pub fn by(rule: &'static str) -> Decision {
+        Decision {
+            destination: None,
+            kind: None,
+            project: None,
+            confidence: None,
+            reasoning: String::new(),
+            rule,
+            choices: vec![],
+            written: vec![],
+        }
+    }
+}
+
 /// A project of the vault as routing sees it.
 #[derive(Clone, Debug)]
 pub struct Project {
@@ -75,6 +92,7 @@ type Similarity = (Vec<Option<f32>>, Vec<Option<f32>>);
 /// notes and of the notes the search found. How close in meaning the text
 /// is to a note is measured when a rule first asks ([`Facts::similarity`]):
 /// it needs the embedding model, which a decision by name never loads.
+#[derive(Default)]
 pub struct Facts {
     pub projects: Vec<Project>,
     /// The search's passages for the text, best first.

@@ -12,10 +12,13 @@ use crate::agents::Agents;
 use crate::error::Result;
 use crate::filing::free_path;
 use crate::inbox::{self, Choice, INBOX, InboxItem};
-use crate::llm::run::{self, Bounds, Stop};
+use std::cell::RefCell;
+
+use crate::llm::run::{self, Bounds, Run, Stop};
 use crate::payload::{Attachment, Payload};
 use crate::recovery::author_of;
 use crate::report::{Outcome, UpdateReport};
+use crate::router::{Decision, Facts, Router};
 use crate::tools::{ReadTools, WriteTools};
 
 /// The update agent's final answer.
@@ -31,6 +34,14 @@ struct Final {
 }
 
 impl Agents {
+    /// The bounds of an update agent's run.
+    fn bounds(&self) -> Bounds {
+        Bounds {
+            max_steps: self.settings.max_steps,
+            max_tokens: self.settings.max_tokens,
+        }
+    }
+
     pub(crate) fn llm_update(
         &self,
         llm: &Llm,
@@ -55,49 +66,20 @@ impl Agents {
             }
             Ok(stored)
         })?;
-        let mut message = format!("Update {id}, received {}.\n\n", self.now_text());
-        if let Some(item) = &item {
-            message.push_str(&format!(
-                "This is the user's answer to inbox item `{}`. The item's review.md:\n\n{}\n\n\
-                 The original update:\n\n{}\n\nThe user's answer:\n\n{}\n\n\
-                 File the original update as the answer says.",
-                item.id, item.review, original.text, payload.text
-            ));
-        } else {
-            message.push_str(&payload.text);
-        }
-        if !stored.is_empty() {
-            message.push_str("\n\nAttached files, already stored in the vault:\n");
-            for (path, _) in &stored {
-                message.push_str(&format!("- {path}\n"));
-            }
-        }
-        let mut parts = vec![ContentPart::from_text(message)];
-        for (_, attachment) in &stored {
-            if let Some(media) = attachment.image_type() {
-                let data = base64::engine::general_purpose::STANDARD.encode(&attachment.bytes);
-                parts.push(Binary::from_base64(media, data, Some(attachment.name.clone())).into());
-            }
-        }
-        let system = self.system_prompt("update");
-        let mut tools = WriteTools::new(
-            ReadTools::new(self.vault.clone(), self.index.clone()),
-            "agent",
-            id,
-        );
-        let bounds = Bounds {
-            max_steps: self.settings.max_steps,
-            max_tokens: self.settings.max_tokens,
-        };
-        let check = |text: &str, changed: &[String]| check_final(text, changed);
-        let run = run::run(
+        let router = ModelRouter {
+            agents: self,
             llm,
-            system,
-            ChatMessage::user(parts),
-            &mut tools,
-            bounds,
-            &check,
-        );
+            id,
+            item: item.as_ref(),
+            original: &original,
+            stored: &stored,
+            run: RefCell::new(Run::default()),
+        };
+        // The model reads the vault itself with its read tools: it is
+        // given no gathered facts.
+        let decision = router.route(&Facts::default(), payload)?;
+        let run = router.run.into_inner();
+        let bounds = self.bounds();
 
         let mut report = self.report(id, Outcome::Filed);
         report.engine = llm.label();
@@ -106,7 +88,7 @@ impl Agents {
         report.stopped = run.stopped;
         report.tool_calls = run.calls.clone();
         report.changed = stored.iter().map(|(p, _)| p.clone()).collect();
-        for path in &run.changed {
+        for path in &decision.written {
             if !report.changed.contains(path) {
                 report.changed.push(path.clone());
             }
@@ -117,14 +99,10 @@ impl Agents {
             run.steps,
             run.usage.total()
         );
-        let final_answer = run
-            .final_text
-            .as_deref()
-            .and_then(|t| parse_json_reply::<Final>(t).ok());
-        match final_answer {
-            Some(f) if f.outcome == "filed" => {
-                report.summary = format!("{} ({tokens})", f.summary.trim());
-                report.reasoning = Some(f.reasoning).filter(|r| !r.is_empty());
+        report.decided(&decision);
+        match decision.rule {
+            FILED => {
+                report.summary = format!("{} ({tokens})", router_summary(&run));
                 if let Some(item) = item {
                     let author = author_of(
                         "agent",
@@ -137,27 +115,18 @@ impl Agents {
                     report.inbox_id = Some(item.id);
                 }
             }
-            Some(f) => {
-                let choices: Vec<Choice> = f
-                    .options
-                    .iter()
-                    .map(|o| Choice {
-                        destination: o.clone(),
-                        why: "considered by the agent".into(),
-                    })
-                    .collect();
+            ASKED => {
                 self.to_inbox(
                     &mut report,
                     &original,
                     &stored,
-                    &f.reasoning,
-                    &choices,
+                    &decision.reasoning,
+                    &decision.choices,
                     item,
                 )?;
                 report.summary = format!("{} ({tokens})", report.summary);
-                report.reasoning = Some(f.reasoning);
             }
-            None => {
+            _ => {
                 let why = match (&run.stopped, &run.error) {
                     (Some(Stop::Steps), _) => format!(
                         "the agent stopped at its bound of {} model calls",
@@ -254,6 +223,124 @@ impl Agents {
         report.inbox_id = Some(inbox_id);
         Ok(())
     }
+}
+
+/// The rule of a decision the model filed itself.
+const FILED: &str = "model";
+/// The rule of a decision the model left to the user, with its options.
+const ASKED: &str = "model-asks";
+/// The rule of a run that ended without a valid final answer.
+const FAILED: &str = "model-failed";
+
+/// The update agent as a [`Router`]: it files with its write tools as it
+/// decides, and its final answer, checked against what its tools did, is
+/// its decision (`written` holds what it changed).
+struct ModelRouter<'a> {
+    agents: &'a Agents,
+    llm: &'a Llm,
+    id: &'a str,
+    /// The inbox item the update answers, if it does.
+    item: Option<&'a InboxItem>,
+    /// The update to file: the item's original when it answers one.
+    original: &'a Payload,
+    /// The attachments, already stored in the vault.
+    stored: &'a [(String, &'a Attachment)],
+    /// The run's record, for the report.
+    run: RefCell<Run>,
+}
+
+impl Router for ModelRouter<'_> {
+    fn route(&self, _facts: &Facts, update: &Payload) -> Result<Decision> {
+        let agents = self.agents;
+        let mut message = format!("Update {}, received {}.\n\n", self.id, agents.now_text());
+        if let Some(item) = self.item {
+            message.push_str(&format!(
+                "This is the user's answer to inbox item `{}`. The item's review.md:\n\n{}\n\n\
+                 The original update:\n\n{}\n\nThe user's answer:\n\n{}\n\n\
+                 File the original update as the answer says.",
+                item.id, item.review, self.original.text, update.text
+            ));
+        } else {
+            message.push_str(&update.text);
+        }
+        if !self.stored.is_empty() {
+            message.push_str("\n\nAttached files, already stored in the vault:\n");
+            for (path, _) in self.stored {
+                message.push_str(&format!("- {path}\n"));
+            }
+        }
+        let mut parts = vec![ContentPart::from_text(message)];
+        for (_, attachment) in self.stored {
+            if let Some(media) = attachment.image_type() {
+                let data = base64::engine::general_purpose::STANDARD.encode(&attachment.bytes);
+                parts.push(Binary::from_base64(media, data, Some(attachment.name.clone())).into());
+            }
+        }
+        let system = agents.system_prompt("update");
+        let mut tools = WriteTools::new(
+            ReadTools::new(agents.vault.clone(), agents.index.clone()),
+            "agent",
+            self.id,
+        );
+        let check = |text: &str, changed: &[String]| check_final(text, changed);
+        let run = run::run(
+            self.llm,
+            system,
+            ChatMessage::user(parts),
+            &mut tools,
+            agents.bounds(),
+            &check,
+        );
+        let final_answer = run
+            .final_text
+            .as_deref()
+            .and_then(|t| parse_json_reply::<Final>(t).ok());
+        let decision = match final_answer {
+            Some(f) if f.outcome == "filed" => Decision {
+                destination: run.changed.first().cloned(),
+                project: run.changed.iter().find_map(|p| project_of(p)),
+                reasoning: f.reasoning,
+                written: run.changed.clone(),
+                ..Decision::by(FILED)
+            },
+            Some(f) => Decision {
+                choices: f
+                    .options
+                    .iter()
+                    .map(|o| Choice {
+                        destination: o.clone(),
+                        why: "considered by the agent".into(),
+                    })
+                    .collect(),
+                reasoning: f.reasoning,
+                ..Decision::by(ASKED)
+            },
+            None => Decision {
+                written: run.changed.clone(),
+                ..Decision::by(FAILED)
+            },
+        };
+        *self.run.borrow_mut() = run;
+        Ok(decision)
+    }
+}
+
+/// The project a path of the vault is in, if any.
+fn project_of(path: &str) -> Option<String> {
+    let mut parts = path.splitn(3, '/');
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some("projects"), Some(project), Some(_)) => Some(project.to_string()),
+        _ => None,
+    }
+}
+
+/// The summary the model's final answer gave.
+fn router_summary(run: &Run) -> String {
+    run.final_text
+        .as_deref()
+        .and_then(|t| parse_json_reply::<Final>(t).ok())
+        .map(|f| f.summary.trim().to_string())
+        .unwrap_or_default()
 }
 
 fn check_final(text: &str, changed: &[String]) -> Result<(), String> {

@@ -18,8 +18,7 @@ impl Agents {
         let facts = Facts::gather(&self.vault, &self.index, &payload.text)?;
         let decision = Rules.route(&facts, payload)?;
         let mut report = self.report(id, Outcome::Filed);
-        report.confidence = decision.confidence;
-        report.reasoning = Some(decision.reasoning.clone());
+        report.decided(&decision);
         let author = author_of("agent:offline", id, &decision.reasoning);
         // One change for the whole update (the note or the inbox item, the
         // attachments, the changelog line), so one undo takes it back.
