@@ -2,7 +2,7 @@
 //! set (≥ 85% correct, ≤ 5% filed confidently in the wrong place) and the
 //! latency of one offline update on a 1,000-note vault (p50 < 50 ms).
 //!
-//! The set is `fixtures/routing/`: a vault of six projects and
+//! The sets are `knower-agents/tests/routing/`: a vault of six projects and
 //! `notes.tsv`, each update labelled with the file a person would file it in,
 //! or `inbox` when a person could not tell either.
 
@@ -18,7 +18,10 @@ use crate::{Rng, ms, option, quantile};
 
 mod sets;
 
-const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/routing");
+const FIXTURE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../knower-agents/tests/routing"
+);
 
 pub fn run(args: &[String]) -> Result<(), String> {
     let notes: usize = option(args, "--notes", 1000)?;

@@ -59,7 +59,7 @@ impl Knower {
         let vault = service.vault().clone();
         let changes = resources::Changes::follow(&vault);
         Knower {
-            graph: Graph::new(vault.clone()),
+            graph: service.graph().clone(),
             vault,
             service,
             changes,

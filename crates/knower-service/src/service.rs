@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use knower_agents::{Agents, Answer, INBOX, InboxItem, Payload, Prompt};
 use knower_chat::{Chat, Exchange};
 use knower_garden::{Cycle, Garden, Progress, RunOptions};
+use knower_graph::Graph;
 use knower_index::{Index, Mode, Results, SearchOptions};
 use knower_vault::{INTERNAL_DIR, Vault};
 use serde_json::json;
@@ -42,6 +43,8 @@ pub struct Service {
     chat: Chat,
     /// The gardener of the vault's topics.
     garden: Arc<Garden>,
+    /// The knowledge graph, kept as notes under `graph/`.
+    graph: Graph,
     /// The background embedder, started by the first search with vectors
     /// in a serving process.
     embedder: OnceLock<()>,
@@ -133,6 +136,7 @@ impl Service {
             agents.llm(),
         )?);
         Ok(Service {
+            graph: Graph::new(vault.clone()),
             vault,
             index,
             agents,
@@ -143,6 +147,31 @@ impl Service {
             embedder: OnceLock::new(),
             started: Instant::now(),
         })
+    }
+
+    /// The knowledge graph of the vault (the MCP memory tools, `knower
+    /// graph`).
+    pub fn graph(&self) -> &Graph {
+        &self.graph
+    }
+
+    /// The search index's state (files indexed and pending, vectors to
+    /// compute), read from disk: call it off an event loop.
+    pub fn index_status(&self) -> Result<knower_index::IndexStatus> {
+        Ok(self.index.status()?)
+    }
+
+    /// Gives vectors to the passages written since the last pass, before a
+    /// search in `mode` that uses them (the search would do it too);
+    /// `progress` hears how far it got.
+    pub fn prepare_search(&self, mode: Mode, progress: &mut dyn FnMut(usize, usize)) -> Result<()> {
+        Ok(self.index.prepare(mode, progress)?)
+    }
+
+    /// The index's problems since the last call (a file it could not
+    /// read, a model that failed), each said once.
+    pub fn take_index_problems(&self) -> Vec<String> {
+        self.index.take_problems()
     }
 
     pub fn vault(&self) -> &Arc<Vault> {

@@ -6,7 +6,7 @@ use std::io::Read;
 use std::path::Path;
 use std::sync::Arc;
 
-use knower_graph::{Graph, jsonl};
+use knower_graph::jsonl;
 use knower_mcp::Knower;
 use knower_vault::{Author, WatchEvent};
 
@@ -44,7 +44,8 @@ pub fn serve(ctx: &Context) -> Outcome {
 
 pub fn graph(ctx: &Context, action: GraphAction) -> Outcome {
     let json = ctx.json;
-    let graph = Graph::new(ctx.vault()?);
+    let service = ctx.service()?;
+    let graph = service.graph();
     match action {
         GraphAction::Import { file } => {
             let text = read_input(&file)?;

@@ -27,9 +27,7 @@ pub fn embed_with_progress(
     mode: Mode,
     json: bool,
 ) -> Result<(), Failure> {
-    service
-        .index()
-        .prepare(mode, &mut progress_bar("embedding new passages", json))?;
+    service.prepare_search(mode, &mut progress_bar("embedding new passages", json))?;
     Ok(())
 }
 

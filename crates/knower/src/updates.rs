@@ -8,7 +8,7 @@ use knower_service::{Question, State, Update, UpdateLog, Wait};
 use knower_vault::frontmatter;
 
 use crate::cli::{ModeArg, UpdatesAction};
-use crate::context::{Context, block_on, warn_index_problems};
+use crate::context::{Context, block_on};
 use crate::output::{Failure, Outcome, failure, print_json, stdin_text};
 use crate::search::embed_with_progress;
 
@@ -66,7 +66,9 @@ fn send(ctx: &Context, payload: Payload, no_wait: bool) -> Outcome {
         Wait::Finished
     };
     let update = block_on(service.update(payload, wait))?;
-    warn_index_problems(service.index());
+    for problem in service.take_index_problems() {
+        eprintln!("warning: search index: {problem}");
+    }
     if matches!(update.state, State::Queued | State::Running) {
         if ctx.json {
             return print_json(&serde_json::json!({"status": "accepted", "id": update.id}));

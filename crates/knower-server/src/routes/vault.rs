@@ -116,8 +116,8 @@ pub async fn inbox(State(app): State<Arc<App>>) -> Result<Json<Vec<InboxItem>>, 
 pub async fn health(State(app): State<Arc<App>>) -> Json<Value> {
     let (queued, running) = app.service.queue_depth();
     // Reads the index from disk: not on the event loop.
-    let reader = app.service.index().clone();
-    let index = tokio::task::spawn_blocking(move || reader.status().ok())
+    let service = app.service.clone();
+    let index = tokio::task::spawn_blocking(move || service.index_status().ok())
         .await
         .ok()
         .flatten();
