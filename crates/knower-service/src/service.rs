@@ -178,12 +178,6 @@ impl Service {
         &self.vault
     }
 
-    /// The index, for its own commands (status, reindex); searches go
-    /// through [`Service::search`].
-    pub fn index(&self) -> &Arc<Index> {
-        &self.index
-    }
-
     pub fn events(&self) -> &Arc<Events> {
         &self.events
     }

@@ -93,7 +93,7 @@ fn run(cli: Cli) -> Outcome {
             mode,
             scope,
         } => updates::ask(&ctx, &question.join(" "), mode, scope),
-        Command::Inbox { action: None } => updates::inbox_list(&ctx),
+        Command::Inbox { action: None } => updates::inbox(&ctx),
         Command::Inbox {
             action: Some(InboxAction::Show { id }),
         } => updates::inbox_show(&ctx, &id),

@@ -165,7 +165,7 @@ pub fn ask(ctx: &Context, question: &str, mode: ModeArg, scope: Option<String>) 
     Ok(())
 }
 
-pub fn inbox_list(ctx: &Context) -> Outcome {
+pub fn inbox(ctx: &Context) -> Outcome {
     // Through the service, as HTTP and MCP list it.
     let items = ctx.service()?.inbox()?;
     if ctx.json {
@@ -188,7 +188,7 @@ pub fn inbox_list(ctx: &Context) -> Outcome {
 }
 
 pub fn inbox_show(ctx: &Context, id: &str) -> Outcome {
-    let item = knower_agents::inbox_item(&*ctx.vault()?, id)?;
+    let item = ctx.service()?.inbox_item(id)?;
     if ctx.json {
         return print_json(&serde_json::json!({
             "id": item.id, "code": item.code, "folder": item.folder, "title": item.title, "options": item.options,
