@@ -122,34 +122,782 @@ impl Router for Rules {
     }
 }
 
-/// Where `text` belongs by the rules, from `facts` alone.
+/// Where `text` belongs by the rules, from `facts` alone: the stages of
+/// the rules above, in order, the first to decide ending it.
 pub fn route(facts: &Facts, text: &str) -> Decision {
-    let kind = kind_of(text);
-    let lower = text.to_lowercase();
-    let projects = &facts.projects;
-    let about = without_task_opening(text, kind);
-    let used_names = names_used(about, projects);
-    let mut words = with_names_used(content_words(about), &used_names);
-    // An everyday word the text calls a project by is that project's as
-    // much as a word of its own: "Check my passport is valid until after
-    // the tour" is the Mahler tour's ("tour"), no errand.
-    let everyday = |project: &str, word: &str| {
-        is_common(word) && !used_names.iter().any(|(p, w)| p == project && w == word)
-    };
-    // Nothing left once a task's opening verb was set aside: the verb
-    // may be what it is about.
-    if words.is_empty() && about.len() < text.len() {
-        words = what_the_verb_says(text);
+    let mut r = Reading::new(facts, text);
+    if let Some(decision) = r.too_little_to_go_on() {
+        return decision;
     }
-    // A task's opening verb names nothing, as in `with_names_used`: "Book
-    // the pub for the Christmas party" is no book club's.
-    let naming = about.to_lowercase();
-    let named: Vec<&Project> = projects
-        .iter()
-        .filter(|p| p.names.iter().any(|n| contains_words(&naming, n)))
-        .collect();
+    r.weigh_holdings(facts);
+    if let Some(decision) = r.by_name() {
+        return decision;
+    }
+    if let Some(decision) = r.about_the_user() {
+        return decision;
+    }
+    // The meaning is weighed only from here on: a named project or a fact
+    // about who the user is never needs the model loaded or the note
+    // embedded.
+    r.meant = meaning(facts, text, &r.words, &mut r.why);
+    if let Some(decision) = r.by_words() {
+        return decision;
+    }
+    if let Some(decision) = r.by_meaning_or_a_holder() {
+        return decision;
+    }
+    r.by_no_project()
+}
 
-    // Content scores per project (rule 3).
+/// What the rules know of a text as they go: its kind and words, the
+/// projects it names, the search's scores, what each project's notes hold
+/// of it, its meaning, and the reasoning so far.
+struct Reading<'f> {
+    projects: &'f [Project],
+    kind: Kind,
+    lower: String,
+    /// The text without a task's opening verb.
+    about: &'f str,
+    /// The words the text calls a project by, with the project.
+    used_names: Vec<(String, String)>,
+    /// Its content words ([`content_words`]).
+    words: Vec<String>,
+    named: Vec<&'f Project>,
+    /// (project, score, best passage), best first.
+    scored: Vec<(String, f32, String)>,
+    /// Why the kind is in doubt, if it is.
+    doubt: Option<String>,
+    why: Vec<String>,
+    /// The inbox's answers, best first.
+    options: Vec<Choice>,
+    /// What each project's notes hold of the words.
+    holdings: Vec<(String, Vec<String>)>,
+    /// Each project's share of the words, best first.
+    covered: Vec<(String, f32)>,
+    /// "P's notes hold w, v" for each project holding any.
+    holders: Vec<String>,
+    /// Why a fact in the first person is placed as a note, if it is.
+    as_a_note: Option<String>,
+    /// It holds only at times, or is of the user's things.
+    first_person_note: bool,
+    /// How close in meaning it is to each project, best first.
+    meant: Option<Vec<(String, f32)>>,
+}
+
+impl<'f> Reading<'f> {
+    fn new(facts: &'f Facts, text: &'f str) -> Reading<'f> {
+        let kind = kind_of(text);
+        let projects = &facts.projects;
+        let about = without_task_opening(text, kind);
+        let used_names = names_used(about, projects);
+        let mut words = with_names_used(content_words(about), &used_names);
+        // Nothing left once a task's opening verb was set aside: the verb
+        // may be what it is about.
+        if words.is_empty() && about.len() < text.len() {
+            words = what_the_verb_says(text);
+        }
+        // A task's opening verb names nothing, as in `with_names_used`:
+        // "Book the pub for the Christmas party" is no book club's.
+        let naming = about.to_lowercase();
+        let named: Vec<&Project> = projects
+            .iter()
+            .filter(|p| p.names.iter().any(|n| contains_words(&naming, n)))
+            .collect();
+        let scored = scores(facts);
+        let doubt = doubtful_kind(text, kind);
+        let mut why = vec![format!(
+            "Kind: {} (rule: {}).",
+            kind_name(kind),
+            kind_rule(kind)
+        )];
+        why.extend(doubt.clone());
+        why.push(if named.is_empty() {
+            "No project is named in the text.".to_string()
+        } else {
+            format!(
+                "Named in the text: {}.",
+                named
+                    .iter()
+                    .map(|p| p.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        });
+        why.push(if scored.is_empty() {
+            "No project's notes match the text's words.".to_string()
+        } else {
+            format!(
+                "Search scores (best passage + half the second): {}.",
+                scored
+                    .iter()
+                    .take(4)
+                    .map(|(p, s, best)| format!("{p} {s:.1} ({best})"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        });
+        let mut r = Reading {
+            projects,
+            kind,
+            lower: text.to_lowercase(),
+            about,
+            used_names,
+            words,
+            named,
+            scored,
+            doubt,
+            why,
+            options: vec![],
+            holdings: vec![],
+            covered: vec![],
+            holders: vec![],
+            as_a_note: None,
+            first_person_note: false,
+            meant: None,
+        };
+        let mut options: Vec<Choice> = r
+            .named
+            .iter()
+            .map(|p| r.choice(&p.name, "named in the text".into()))
+            .collect();
+        for (p, s, best) in r.scored.iter().take(3) {
+            if !options.iter().any(|c| c.destination == r.file_in(p)) {
+                options.push(r.choice(p, format!("score {s:.1}, best passage {best}")));
+            }
+        }
+        options.push(bucket());
+        r.options = options;
+        r
+    }
+
+    /// Rule 2: text that leans on what it does not say, says too little,
+    /// or weighs options is asked about, wherever its words point ("the
+    /// same as last time" is not the user's last note).
+    fn too_little_to_go_on(&mut self) -> Option<Decision> {
+        let (kind, lower) = (self.kind, self.lower.clone());
+        if let Some(phrase) = refers_elsewhere(&lower) {
+            self.why.push(format!(
+                "It refers to something it does not say (“{phrase}”), so I cannot tell where it belongs."
+            ));
+            return Some(self.inbox("refers-elsewhere"));
+        }
+        if kind == Kind::Preference && tells_an_age(&lower) {
+            self.why
+                .push("It tells your age: a fact about who you are, for the profile.".into());
+            return Some(self.global("tells-an-age", "profile.md", PROFILE_CONFIDENCE));
+        }
+        if self.words.is_empty() {
+            self.why.push(
+                "It says too little to place: none of its words tells what it is about.".into(),
+            );
+            return Some(self.inbox("says-too-little"));
+        }
+        if kind == Kind::Preference
+            && let Some(object) = feels_about_a_pronoun(&lower)
+        {
+            self.why.push(format!(
+                "It tells how you feel about something it does not name (“{object}”), so I cannot tell where it belongs."
+            ));
+            return Some(self.inbox("feels-about-the-unnamed"));
+        }
+        if let Some(done) = only_done_to_a_pronoun(self.about, &self.words) {
+            self.why.push(format!(
+                "It tells only what is done to something it does not name (“{done}”), so I cannot tell where it belongs."
+            ));
+            return Some(self.inbox("done-to-the-unnamed"));
+        }
+        // A reply to something unsaid that names nothing of its own: the
+        // everyday words left ("fine", "free", "long") tie it to no
+        // project, however close a project's notes come in meaning. So is
+        // the user going along with it, whose one word is how they stand:
+        // "I'm easy" is no fact about them.
+        let a_note_of_common_words =
+            || kind == Kind::Note && self.words.iter().all(|w| is_common(w));
+        if self.named.is_empty()
+            && let Some(opening) = goes_along(&lower).or_else(|| {
+                a_note_of_common_words()
+                    .then(|| answers_what_is_unsaid(&lower))
+                    .flatten()
+            })
+        {
+            self.why.push(format!(
+                "It answers something it does not say (“{opening}”) and names nothing of its own, so I cannot tell where it belongs."
+            ));
+            return Some(self.inbox("answers-the-unsaid"));
+        }
+        // Options weighed are a question for the user, whichever they name.
+        if weighs_options(&lower) {
+            self.why.push(
+                "It weighs options (“either… or…”, “whether…”, “… can't do both”): which one is for you to say.".into(),
+            );
+            return Some(self.inbox("weighs-options"));
+        }
+        None
+    }
+
+    /// What every project's notes hold of the words: the shares need the
+    /// named and searched ones, and the sole-holder rule needs to know
+    /// that no other project holds a word (the search's hits may all be
+    /// one project's).
+    fn weigh_holdings(&mut self, facts: &Facts) {
+        self.why
+            .push(format!("Its content words: {}.", self.words.join(", ")));
+        self.holdings = self
+            .projects
+            .iter()
+            .map(|p| (p.name.clone(), held_words(facts, &p.name, &self.words)))
+            .collect();
+        let mut covered: Vec<(String, f32)> = self
+            .holdings
+            .iter()
+            .map(|(p, held)| (p.clone(), coverage(held, &self.words)))
+            .collect();
+        covered.sort_by(|a, b| {
+            b.1.total_cmp(&a.1)
+                .then(self.score_of(&b.0).total_cmp(&self.score_of(&a.0)))
+        });
+        self.covered = covered;
+        self.holders = self
+            .holdings
+            .iter()
+            .filter(|(_, held)| !held.is_empty())
+            .map(|(p, held)| format!("{p}'s notes hold {}", held.join(", ")))
+            .collect();
+    }
+
+    /// Rule 3: a project named in the text, unless its words are clearly
+    /// another's; several named are for the user to choose among.
+    fn by_name(&mut self) -> Option<Decision> {
+        if self.named.len() == 1 {
+            let p = self.named[0].name.clone();
+            let share = self.share_of(&p);
+            if let Some((other, other_share)) = self.covered.first().filter(|(q, s)| {
+                // Named wins unless the words clearly belong elsewhere.
+                *q != p && *s >= 2.0 * MIN_COVERAGE && *s >= share + 2.0 * MIN_MARGIN
+            }) {
+                let reason = format!(
+                    "It names {p}, but its words are {other}'s ({} of them in {other}'s notes, {} in {p}'s), so I cannot tell which it is about.",
+                    percent(*other_share),
+                    percent(share)
+                );
+                self.why.push(reason);
+                return Some(self.inbox("named-but-another-holds-its-words"));
+            }
+            self.why
+                .push(format!("Filed in {p}, the project it names."));
+            let confidence = if share >= MIN_COVERAGE { 0.95 } else { 0.85 };
+            return Some(self.decided("named", &p, confidence));
+        }
+        // A text that names several projects is about them together ("the
+        // novel or the choir first?"): which one it belongs to is the
+        // user's call, whichever holds more of its other words.
+        if self.named.len() > 1 {
+            self.why.push(
+                "It names several projects, so it is about them together; which one it belongs to is for you to say."
+                    .into(),
+            );
+            return Some(self.inbox("names-several"));
+        }
+        None
+    }
+
+    /// Rule 5's first part: a fact about the user that names no project
+    /// belongs to the user — less surely when a project's notes hold its
+    /// words ("I'm allergic to tomatoes" beside a garden's). One that holds
+    /// only at times tells of a practice ("my fingers still hurt after
+    /// practice" beside a violin project's), and one of the user's things
+    /// is a project's more often than not ("my tyres are too narrow…"
+    /// beside a cyclocross project's "tyres"): either is placed as a note
+    /// is, by words and meaning, and asked about with the profile as the
+    /// first answer when neither decides.
+    fn about_the_user(&mut self) -> Option<Decision> {
+        let of_the_user = self.kind == Kind::Preference && !self.projects.is_empty();
+        let at_times = of_the_user
+            .then(|| how_i_do_something(&self.lower))
+            .flatten();
+        let of_mine = of_the_user && at_times.is_none() && of_my_things(&self.lower);
+        self.first_person_note = of_mine || at_times.is_some();
+        self.as_a_note = if let Some(condition) = at_times {
+            Some(format!(
+                "It holds only at times (“{condition}”), as a project's notes tell of its practice, more than of who you are"
+            ))
+        } else if of_mine && !self.holders.is_empty() {
+            Some(format!(
+                "It is about one of your things more than who you are, and {}",
+                self.holders.join("; ")
+            ))
+        } else if of_mine {
+            // Facts of the user's things are a project's notes far more
+            // often than the profile's ("my loaves spread flat in the
+            // oven" beside a sourdough project's): with no word shared,
+            // the meaning places it or the user is asked.
+            Some("It is about one of your things more than who you are".into())
+        } else {
+            None
+        };
+        if let Some(reason) = &self.as_a_note {
+            self.why.push(format!(
+                "{reason}: it is placed as a note about a project would be."
+            ));
+            self.options.insert(0, about_you());
+            return None;
+        }
+        if self.kind != Kind::Preference {
+            return None;
+        }
+        self.why.push(
+            "A preference or a fact about the user that names no project belongs in the profile."
+                .into(),
+        );
+        if self.holders.is_empty() {
+            return Some(self.global("about-the-user", "profile.md", PROFILE_CONFIDENCE));
+        }
+        self.why.push(format!(
+            "It may be about a project instead: {}.",
+            self.holders.join("; ")
+        ));
+        Some(self.global(
+            "about-the-user-or-a-project",
+            "profile.md",
+            PROFILE_SHARED_CONFIDENCE,
+        ))
+    }
+
+    /// Rule 4, by words: the project whose notes hold a clear share of the
+    /// words, unless the meaning points to another. Confidence is the
+    /// share and its lead over the runner-up: shares, so it does not drift
+    /// as the vault grows, and a runner-up with nothing is just 0.
+    fn by_words(&mut self) -> Option<Decision> {
+        let (c1, c2) = self.top_shares();
+        if !(c1 >= MIN_COVERAGE && c1 - c2 >= MIN_MARGIN) {
+            return None;
+        }
+        let best = self.covered[0].0.clone();
+        let mut confidence = 0.5 + 0.45 * c1 * ((c1 - c2) / 0.5).min(1.0);
+        let held = format!(
+            "{} of these words{}",
+            percent(c1),
+            match self.covered.get(1) {
+                Some((other, c2)) => format!(", {other}'s {}", percent(*c2)),
+                None => ", and no other project's notes hold any".into(),
+            }
+        );
+        match self.clear_meaning().map(|c| (c.top.to_string(), c.cosine)) {
+            Some((top, m1)) if top != best => {
+                let reason = format!(
+                    "Its words point to {best} (its notes hold {held}), but its meaning is closer to {top}'s notes (cosine {m1:.2} against {:.2}), so I cannot tell which it is about.",
+                    self.meaning_of(&best)
+                );
+                self.why.push(reason);
+                return Some(self.inbox("words-but-meaning-elsewhere"));
+            }
+            Some(_) => {
+                confidence = (confidence + 0.1).min(0.97);
+                self.why.push(format!(
+                    "Filed in {best}: its notes hold {held}, and they are the closest in meaning."
+                ));
+            }
+            None => self
+                .why
+                .push(format!("Filed in {best}: its notes hold {held}.")),
+        }
+        Some(self.decided("words", &best, confidence))
+    }
+
+    /// Rule 4, when the words do not decide: a clear meaning, the sole
+    /// holder of a word, or the holder closest in meaning — or, for an
+    /// everyday errand, the global task list.
+    fn by_meaning_or_a_holder(&mut self) -> Option<Decision> {
+        let kind = self.kind;
+        // A clear meaning decides — except for an everyday errand that
+        // says nothing else and that no project's notes have a word of, or
+        // only the words of the errand's own two ("Renew the TV licence"
+        // beside a budget's licences): it is the global list's however its
+        // meaning leans ("Pay the council tax" beside a first flat's
+        // mortgage and survey; not "Order lettuce seedlings on Amazon"
+        // beside a garden).
+        let errand = self.errand();
+        let errand_alone = kind == Kind::Task
+            && self
+                .holdings
+                .iter()
+                .all(|(_, held)| held.is_empty() || only_the_errands_own(errand.as_deref(), held))
+            && says_nothing_else(&self.lower, &self.words);
+        if let Some(c) = self.clear_meaning().filter(|_| !errand_alone) {
+            let Closest {
+                top,
+                cosine: m1,
+                next,
+                next_cosine: m2,
+            } = c;
+            let confidence = (0.6 + 0.5 * c.lead()).min(0.85);
+            let (top, reason) = (
+                top.to_string(),
+                format!(
+                    "Its words do not decide, but its meaning does: cosine {m1:.2} to {top}'s notes, {m2:.2} to the next ({next}). Filed in {top}."
+                ),
+            );
+            self.why.push(reason);
+            return Some(self.decided("meaning", &top, confidence));
+        }
+        // One project alone holds words of the note (a distinctive word
+        // such as "NAS", "tiler" or "restic" that no other project's notes
+        // use), and the meaning, when known, does not point elsewhere.
+        let sole = sole_holder(&self.holdings, |project, word| self.everyday(project, word))
+            .map(|(best, held, others_common)| (best.to_string(), held.to_vec(), others_common));
+        if let Some((best, held, others_common)) = sole {
+            return Some(self.by_the_sole_holder(&best, &held, others_common, errand));
+        }
+        // Several projects' notes hold words of it and none decides: the
+        // words have narrowed the field, and within it the meaning may
+        // choose by the smaller lead that outweighs everyday words, when
+        // the project it points to among them all is one of the holders
+        // ("Get my skates sharpened before Thursday's session": the
+        // hockey's notes say "skate", the falconry's "session"). Not for
+        // an everyday errand: "Pay the water bill" is no project's task
+        // because two projects' notes say "water".
+        let held_by = self
+            .holdings
+            .iter()
+            .filter(|(_, held)| !held.is_empty())
+            .count();
+        let c = self.closest()?;
+        let Closest {
+            top,
+            cosine: m1,
+            next,
+            next_cosine: m2,
+        } = c;
+        let (_, held) = self
+            .holdings
+            .iter()
+            .find(|(q, held)| q == top && !held.is_empty())
+            .filter(|_| held_by >= 2 && c.lead() >= COMMON_WORDS_MARGIN)
+            .filter(|_| errand.is_none())?;
+        let (top, reason) = (
+            top.to_string(),
+            format!(
+                "Its words are shared by {held_by} projects ({top}'s notes hold {}), and of these its meaning is closest to {top}'s (cosine {m1:.2}, {m2:.2} to the next, {next}). Filed in {top}.",
+                held.join(", ")
+            ),
+        );
+        self.why.push(reason);
+        Some(self.decided("closest-holder", &top, SOLE_HOLDER_CONFIDENCE))
+    }
+
+    /// The sole holder's decision: the global list for an everyday errand
+    /// it is tied to by an everyday word, the inbox when the meaning points
+    /// elsewhere, else the holder.
+    fn by_the_sole_holder(
+        &mut self,
+        best: &str,
+        held: &[String],
+        others_common: bool,
+        errand: Option<String>,
+    ) -> Decision {
+        let listed_held = held.join(", ");
+        // Everyday words are weak ties: a project's notes that say "home"
+        // or "water" do not make "Renew the home insurance" or "Pay the
+        // water bill" its task, when the task reads as an errand. Nor do
+        // the words of an errand told in two ("driving licence"): a golf
+        // project's "driving" is not "Renew my driving licence". An
+        // errand's word that only says where the task sends the project's
+        // things is no errand: "Courier the boards to the council". Nor
+        // is one the project's word owns: "Pay the club's insurance".
+        let only_common = held.iter().all(|w| self.everyday(best, w));
+        let tie_to_an_errand = errand.as_deref().filter(|word| {
+            (only_common || only_the_errands_own(errand.as_deref(), held))
+                && !only_where_the_object_goes(self.about, held)
+                && !owned_by_what_is_held(self.about, held, word)
+        });
+        if let Some(word) = tie_to_an_errand {
+            let tie = if only_common {
+                "an everyday one"
+            } else {
+                "the errand's own"
+            };
+            self.why.push(format!(
+                "Only {best}'s notes share a word of it, and {tie} ({listed_held}); “{word}” makes it an everyday errand, which goes to the global task list."
+            ));
+            return self.global("an-errand-despite-a-holder", "tasks.md", 0.7);
+        }
+        // Doubt needs less than a filing: a lead of the margin, with no
+        // floor, is reason to ask rather than file on one word, and a
+        // smaller lead is when the words are everyday ones, or when the
+        // project the meaning points to holds everyday words of the note
+        // too ("Place the first order for 10,000 mailer boxes": the
+        // camping trip's "roof box" against the supplier's "first order").
+        let closest = self.closest();
+        let top_holds_some = closest.is_some_and(|c| {
+            self.holdings
+                .iter()
+                .any(|(p, held)| p == c.top && !held.is_empty())
+        });
+        let margin = if only_common || (others_common && top_holds_some) {
+            COMMON_WORDS_MARGIN
+        } else {
+            MEANING_MARGIN
+        };
+        let elsewhere = closest
+            .filter(|c| c.top != best && c.cosine - self.meaning_of(best) >= margin)
+            .map(|c| (c.top.to_string(), c.cosine));
+        if let Some((top, m1)) = elsewhere {
+            let reason = format!(
+                "Only {best}'s notes share words of it ({listed_held}), but its meaning is closer to {top}'s notes (cosine {m1:.2} against {:.2}), so I cannot tell which it is about.",
+                self.meaning_of(best)
+            );
+            self.why.push(reason);
+            return self.inbox("sole-holder-but-meaning-elsewhere");
+        }
+        let confidence = SOLE_HOLDER_CONFIDENCE + if held.len() >= 2 { 0.05 } else { 0.0 };
+        self.why.push(format!(
+            "Filed in {best}: {}, and {best}'s hold {listed_held}.",
+            if others_common {
+                "other projects' notes share only everyday words of it"
+            } else {
+                "no other project's notes share any of its words"
+            }
+        ));
+        self.decided("sole-holder", best, confidence)
+    }
+
+    /// Rule 5: no project decides. A task no project's notes have a word
+    /// of goes to the global list (or where its meaning leans), a note
+    /// where its meaning leans when it says enough; anything else is asked
+    /// about with the shares and scores as the reasoning.
+    fn by_no_project(mut self) -> Decision {
+        let kind = self.kind;
+        let (c1, c2) = self.top_shares();
+        let named_by = |c: Closest<'_>| {
+            (
+                c.top.to_string(),
+                c.cosine,
+                c.next.to_string(),
+                c.next_cosine,
+            )
+        };
+        let task_meaning = task_by_meaning(self.closest(), &self.words).map(named_by);
+        let note_meaning = note_by_meaning(self.closest(), &self.words).map(named_by);
+        let undecided = if self.holders.is_empty() {
+            if kind == Kind::Task {
+                match self.errand() {
+                    Some(word) => self.why.push(format!(
+                        "No project's notes share its words, and “{word}” makes it an everyday errand, which goes to the global task list."
+                    )),
+                    None if let Some((top, m1, next, m2)) = task_meaning =>
+                    {
+                        self.why.push(format!(
+                            "No project's notes share its words, and it does not read as an everyday errand (the car, the post, an appointment…), so it is likely a project's task in words its notes do not use yet: its meaning is closest to {top}'s notes (cosine {m1:.2}, {m2:.2} to the next, {next}). Filed in {top}."
+                        ));
+                        return self.decided("task-by-meaning", &top, SOLE_HOLDER_CONFIDENCE);
+                    }
+                    None if !self.projects.is_empty() => {
+                        self.why.push(
+                            "No project's notes share its words, and it does not read as an everyday errand (the car, the post, an appointment…): it may be a project's task in words its notes do not use yet, so I ask which."
+                                .into(),
+                        );
+                        let global = Choice {
+                            destination: "tasks.md".into(),
+                            why: "a task of its own, in the global list".into(),
+                        };
+                        self.options = self.every_project(global, "one of its tasks");
+                        return self.inbox("task-of-no-clear-project");
+                    }
+                    None => self.why.push(
+                        "There are no projects, so a task goes to the global task list.".into(),
+                    ),
+                }
+                return self.global("an-errand", "tasks.md", 0.7);
+            }
+            if self.as_a_note.is_some() {
+                self.why.push(
+                    "No project's notes share its words, so I ask whether it is about you or one of your projects."
+                        .into(),
+                );
+                self.options = self.every_project(about_you(), "its state");
+                return self.inbox("about-the-user-or-unplaced");
+            }
+            if let Some((top, m1, next, m2)) = note_meaning {
+                self.why.push(format!(
+                    "No project's notes share its words, but its meaning is closest to {top}'s notes (cosine {m1:.2}, {m2:.2} to the next, {next}). Filed in {top}."
+                ));
+                return self.decided("note-by-meaning", &top, SOLE_HOLDER_CONFIDENCE);
+            }
+            self.why.push(
+                "No project's notes share its words, and it is not a task or about you, so I do not know where it belongs."
+                    .into(),
+            );
+            "no-project-holds-its-words"
+        } else if c1 >= MIN_COVERAGE {
+            let reason = format!(
+                "{} and {} explain it about equally ({} and {} of its words), so I cannot choose.",
+                self.covered[0].0,
+                self.covered[1].0,
+                percent(c1),
+                percent(c2)
+            );
+            self.why.push(reason);
+            "two-projects-tie"
+        } else {
+            let reason = format!(
+                "Its words are spread over several projects ({}), none holding {} of them, so I cannot tell which it belongs to.",
+                self.holders.join("; "),
+                percent(MIN_COVERAGE)
+            );
+            self.why.push(reason);
+            "words-spread-over-projects"
+        };
+        self.inbox(undecided)
+    }
+
+    /// The everyday errand a task reads as, if any ("the car", "TV
+    /// licence").
+    fn errand(&self) -> Option<String> {
+        (self.kind == Kind::Task)
+            .then(|| everyday_word(&self.lower, &self.words))
+            .flatten()
+    }
+
+    /// The two best shares of the words a project's notes hold.
+    fn top_shares(&self) -> (f32, f32) {
+        (
+            self.covered.first().map_or(0.0, |c| c.1),
+            self.covered.get(1).map_or(0.0, |c| c.1),
+        )
+    }
+
+    /// An everyday word the text calls a project by is that project's as
+    /// much as a word of its own: "Check my passport is valid until after
+    /// the tour" is the Mahler tour's ("tour"), no errand.
+    fn everyday(&self, project: &str, word: &str) -> bool {
+        is_common(word)
+            && !self
+                .used_names
+                .iter()
+                .any(|(p, w)| p == project && w == word)
+    }
+
+    fn score_of(&self, project: &str) -> f32 {
+        self.scored
+            .iter()
+            .find(|s| s.0 == project)
+            .map_or(0.0, |s| s.1)
+    }
+
+    fn share_of(&self, project: &str) -> f32 {
+        self.covered
+            .iter()
+            .find(|c| c.0 == project)
+            .map_or(0.0, |c| c.1)
+    }
+
+    fn meaning_of(&self, project: &str) -> f32 {
+        self.meant
+            .as_ref()
+            .and_then(|m| m.iter().find(|c| c.0 == project))
+            .map_or(0.0, |c| c.1)
+    }
+
+    fn closest(&self) -> Option<Closest<'_>> {
+        self.meant.as_deref().and_then(Closest::of)
+    }
+
+    /// The project the meaning clearly points to: from a smaller cosine
+    /// for a first-person fact placed as a note, so short a text sitting
+    /// far from every project's notes ("I always come in too fast when the
+    /// tide is behind me" beside a powerboat course's).
+    fn clear_meaning(&self) -> Option<Closest<'_>> {
+        self.closest()
+            .filter(|c| c.is_clear_for(self.first_person_note))
+    }
+
+    /// The answers to a question no project's words can settle: `first`,
+    /// then every project (the closest in meaning first when the model is
+    /// at hand), then the bucket.
+    fn every_project(&self, first: Choice, why: &str) -> Vec<Choice> {
+        let mut by_meaning: Vec<&str> = self.projects.iter().map(|p| p.name.as_str()).collect();
+        if let Some(m) = &self.meant {
+            let rank = |p: &str| m.iter().position(|c| c.0 == p).unwrap_or(m.len());
+            by_meaning.sort_by_key(|p| rank(p));
+        }
+        let mut choices = vec![first];
+        choices.extend(by_meaning.into_iter().map(|p| self.choice(p, why.into())));
+        choices.push(bucket());
+        choices
+    }
+
+    fn file_in(&self, project: &str) -> String {
+        project_file(project, self.kind)
+    }
+
+    fn choice(&self, project: &str, why: String) -> Choice {
+        Choice {
+            destination: self.file_in(project),
+            why,
+        }
+    }
+
+    /// Filed in `project`'s file for the kind.
+    fn decided(&mut self, rule: &'static str, project: &str, confidence: f32) -> Decision {
+        // A note is what no kind rule recognised: a task or an event told
+        // in words the rules do not know lands in state.md too, so the
+        // file is less sure than the project. So is a kind in doubt.
+        let capped = self.kind == Kind::Note || self.doubt.is_some();
+        Decision {
+            destination: Some(self.file_in(project)),
+            kind: Some(self.kind),
+            project: Some(project.to_string()),
+            confidence: Some(if capped {
+                confidence.min(NOTE_CONFIDENCE)
+            } else {
+                confidence
+            }),
+            reasoning: std::mem::take(&mut self.why).join(" "),
+            rule,
+            choices: vec![self.choice(project, "chosen".into())],
+            written: vec![],
+        }
+    }
+
+    /// Filed in a file of the vault's own (`profile.md`, `tasks.md`).
+    fn global(&mut self, rule: &'static str, path: &str, confidence: f32) -> Decision {
+        Decision {
+            destination: Some(path.to_string()),
+            kind: Some(self.kind),
+            project: None,
+            confidence: Some(if self.doubt.is_some() {
+                confidence.min(NOTE_CONFIDENCE)
+            } else {
+                confidence
+            }),
+            reasoning: std::mem::take(&mut self.why).join(" "),
+            rule,
+            choices: vec![Choice {
+                destination: path.to_string(),
+                why: "chosen".into(),
+            }],
+            written: vec![],
+        }
+    }
+
+    /// Asked about, with the options so far.
+    fn inbox(&mut self, rule: &'static str) -> Decision {
+        Decision {
+            destination: None,
+            kind: Some(self.kind),
+            project: None,
+            confidence: Some(0.0),
+            reasoning: std::mem::take(&mut self.why).join(" "),
+            rule,
+            choices: std::mem::take(&mut self.options),
+            written: vec![],
+        }
+    }
+}
+
+/// Each project's search score (its best passage plus half its second),
+/// best first, with its best passage.
+fn scores(facts: &Facts) -> Vec<(String, f32, String)> {
     let mut per_project: BTreeMap<String, (Vec<f32>, String)> = BTreeMap::new();
     for hit in &facts.hits {
         let mut parts = hit.path.splitn(3, '/');
@@ -173,544 +921,11 @@ pub fn route(facts: &Facts, text: &str) -> Decision {
         })
         .collect();
     scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    let score_of = |p: &str| scored.iter().find(|s| s.0 == p).map(|s| s.1).unwrap_or(0.0);
+    scored
+}
 
-    let mut why = vec![format!(
-        "Kind: {} (rule: {}).",
-        kind_name(kind),
-        kind_rule(kind)
-    )];
-    let doubt = doubtful_kind(text, kind);
-    why.extend(doubt.clone());
-    why.push(if named.is_empty() {
-        "No project is named in the text.".to_string()
-    } else {
-        format!(
-            "Named in the text: {}.",
-            named
-                .iter()
-                .map(|p| p.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
-    });
-    why.push(if scored.is_empty() {
-        "No project's notes match the text's words.".to_string()
-    } else {
-        format!(
-            "Search scores (best passage + half the second): {}.",
-            scored
-                .iter()
-                .take(4)
-                .map(|(p, s, best)| format!("{p} {s:.1} ({best})"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
-    });
-
-    let file_in = |project: &str| project_file(project, kind);
-    let choice = |project: &str, why: String| Choice {
-        destination: file_in(project),
-        why,
-    };
-    let decided = |rule: &'static str, project: &str, confidence: f32, why: Vec<String>| Decision {
-        destination: Some(file_in(project)),
-        kind: Some(kind),
-        rule,
-        written: vec![],
-        project: Some(project.to_string()),
-        // A note is what no kind rule recognised: a task or an event told
-        // in words the rules do not know lands in state.md too, so the
-        // file is less sure than the project. So is a kind in doubt.
-        confidence: Some(if kind == Kind::Note || doubt.is_some() {
-            confidence.min(NOTE_CONFIDENCE)
-        } else {
-            confidence
-        }),
-        reasoning: why.join(" "),
-        choices: vec![choice(project, "chosen".into())],
-    };
-    let global = |rule: &'static str, path: &str, confidence: f32, why: Vec<String>| Decision {
-        destination: Some(path.to_string()),
-        kind: Some(kind),
-        rule,
-        written: vec![],
-        project: None,
-        confidence: Some(if doubt.is_some() {
-            confidence.min(NOTE_CONFIDENCE)
-        } else {
-            confidence
-        }),
-        reasoning: why.join(" "),
-        choices: vec![Choice {
-            destination: path.to_string(),
-            why: "chosen".into(),
-        }],
-    };
-
-    let mut options: Vec<Choice> = named
-        .iter()
-        .map(|p| choice(&p.name, "named in the text".into()))
-        .collect();
-    for (p, s, best) in scored.iter().take(3) {
-        if !options.iter().any(|c| c.destination == file_in(p)) {
-            options.push(choice(p, format!("score {s:.1}, best passage {best}")));
-        }
-    }
-    options.push(bucket());
-
-    // Text that leans on what it does not say is asked about, wherever its
-    // words point: "the same as last time" is not the user's last note.
-    if let Some(phrase) = refers_elsewhere(&lower) {
-        why.push(format!(
-            "It refers to something it does not say (“{phrase}”), so I cannot tell where it belongs."
-        ));
-        return inbox("refers-elsewhere", kind, why, options);
-    }
-    if kind == Kind::Preference && tells_an_age(&lower) {
-        why.push("It tells your age: a fact about who you are, for the profile.".into());
-        return global("tells-an-age", "profile.md", PROFILE_CONFIDENCE, why);
-    }
-    if words.is_empty() {
-        why.push("It says too little to place: none of its words tells what it is about.".into());
-        return inbox("says-too-little", kind, why, options);
-    }
-    if kind == Kind::Preference
-        && let Some(object) = feels_about_a_pronoun(&lower)
-    {
-        why.push(format!(
-            "It tells how you feel about something it does not name (“{object}”), so I cannot tell where it belongs."
-        ));
-        return inbox("feels-about-the-unnamed", kind, why, options);
-    }
-    if let Some(done) = only_done_to_a_pronoun(about, &words) {
-        why.push(format!(
-            "It tells only what is done to something it does not name (“{done}”), so I cannot tell where it belongs."
-        ));
-        return inbox("done-to-the-unnamed", kind, why, options);
-    }
-    // A reply to something unsaid that names nothing of its own: the
-    // everyday words left ("fine", "free", "long") tie it to no project,
-    // however close a project's notes come in meaning.
-    // So is the user going along with it, whose one word is how they
-    // stand: "I'm easy" is no fact about them.
-    let a_note_of_common_words = || kind == Kind::Note && words.iter().all(|w| is_common(w));
-    if named.is_empty()
-        && let Some(opening) = goes_along(&lower).or_else(|| {
-            a_note_of_common_words()
-                .then(|| answers_what_is_unsaid(&lower))
-                .flatten()
-        })
-    {
-        why.push(format!(
-            "It answers something it does not say (“{opening}”) and names nothing of its own, so I cannot tell where it belongs."
-        ));
-        return inbox("answers-the-unsaid", kind, why, options);
-    }
-    // Options weighed are a question for the user, whichever they name.
-    if weighs_options(&lower) {
-        why.push(
-            "It weighs options (“either… or…”, “whether…”, “… can't do both”): which one is for you to say.".into(),
-        );
-        return inbox("weighs-options", kind, why, options);
-    }
-    let listed = |w: &[String]| w.join(", ");
-    why.push(format!("Its content words: {}.", listed(&words)));
-    // What every project's notes hold of the note: the shares need the
-    // named and searched ones, and the sole-holder rule needs to know that
-    // no other project holds a word (the search's hits may all be one
-    // project's).
-    let candidates = projects.iter().map(|p| p.name.clone());
-    let holdings: Vec<(String, Vec<String>)> = candidates
-        .map(|p| {
-            let held = held_words(facts, &p, &words);
-            (p, held)
-        })
-        .collect();
-    let mut covered: Vec<(String, f32)> = holdings
-        .iter()
-        .map(|(p, held)| (p.clone(), coverage(held, &words)))
-        .collect();
-    covered.sort_by(|a, b| {
-        b.1.total_cmp(&a.1)
-            .then(score_of(&b.0).total_cmp(&score_of(&a.0)))
-    });
-    let share_of = |p: &str| covered.iter().find(|c| c.0 == p).map_or(0.0, |c| c.1);
-    let percent = |x: f32| format!("{:.0}%", 100.0 * x);
-
-    // Rule 2: named projects.
-    if named.len() == 1 {
-        let p = &named[0].name;
-        if let Some((other, share)) = covered.first().filter(|(q, share)| {
-            // Named wins unless the words clearly belong elsewhere.
-            q != p && *share >= 2.0 * MIN_COVERAGE && *share >= share_of(p) + 2.0 * MIN_MARGIN
-        }) {
-            why.push(format!(
-                "It names {p}, but its words are {other}'s ({} of them in {other}'s notes, {} in {p}'s), so I cannot tell which it is about.",
-                percent(*share),
-                percent(share_of(p))
-            ));
-            return inbox("named-but-another-holds-its-words", kind, why, options);
-        }
-        why.push(format!("Filed in {p}, the project it names."));
-        let confidence = if share_of(p) >= MIN_COVERAGE {
-            0.95
-        } else {
-            0.85
-        };
-        return decided("named", p, confidence, why);
-    }
-    // A text that names several projects is about them together ("the
-    // novel or the choir first?"): which one it belongs to is the user's
-    // call, whichever holds more of its other words.
-    if named.len() > 1 {
-        why.push(
-            "It names several projects, so it is about them together; which one it belongs to is for you to say."
-                .into(),
-        );
-        return inbox("names-several", kind, why, options);
-    }
-
-    // A fact about the user that names no project belongs to the user —
-    // less surely when a project's notes hold its words ("I'm allergic to
-    // tomatoes" beside a garden's). One that holds only at times tells of
-    // a practice ("my fingers still hurt after practice" beside a violin
-    // project's), and one of the user's things is a project's more often
-    // than not ("my tyres are too narrow…" beside a cyclocross project's
-    // "tyres"): either is placed as a note is, by words and meaning, and
-    // asked about with the profile as the first answer when neither
-    // decides.
-    let holders: Vec<String> = holdings
-        .iter()
-        .filter(|(_, held)| !held.is_empty())
-        .map(|(p, held)| format!("{p}'s notes hold {}", listed(held)))
-        .collect();
-    let of_the_user = kind == Kind::Preference && !projects.is_empty();
-    let at_times = of_the_user.then(|| how_i_do_something(&lower)).flatten();
-    let of_mine = of_the_user && at_times.is_none() && of_my_things(&lower);
-    let as_a_note = if let Some(condition) = at_times {
-        Some(format!(
-            "It holds only at times (“{condition}”), as a project's notes tell of its practice, more than of who you are"
-        ))
-    } else if of_mine && !holders.is_empty() {
-        Some(format!(
-            "It is about one of your things more than who you are, and {}",
-            holders.join("; ")
-        ))
-    } else if of_mine {
-        // Facts of the user's things are a project's notes far more
-        // often than the profile's ("my loaves spread flat in the oven"
-        // beside a sourdough project's): with no word shared, the
-        // meaning places it or the user is asked.
-        Some("It is about one of your things more than who you are".into())
-    } else {
-        None
-    };
-    if let Some(reason) = &as_a_note {
-        why.push(format!(
-            "{reason}: it is placed as a note about a project would be."
-        ));
-        options.insert(0, about_you());
-    } else if kind == Kind::Preference {
-        why.push(
-            "A preference or a fact about the user that names no project belongs in the profile."
-                .into(),
-        );
-        if holders.is_empty() {
-            return global("about-the-user", "profile.md", PROFILE_CONFIDENCE, why);
-        }
-        why.push(format!(
-            "It may be about a project instead: {}.",
-            holders.join("; ")
-        ));
-        return global(
-            "about-the-user-or-a-project",
-            "profile.md",
-            PROFILE_SHARED_CONFIDENCE,
-            why,
-        );
-    }
-
-    // The meaning is weighed only from here on: a named project or a fact
-    // about who the user is never needs the model loaded or the note
-    // embedded.
-    let meant = meaning(facts, text, &words, &mut why);
-    let meaning_of = |p: &str| {
-        meant
-            .as_ref()
-            .and_then(|m| m.iter().find(|c| c.0 == p))
-            .map_or(0.0, |c| c.1)
-    };
-    let closest = meant.as_deref().and_then(Closest::of);
-    // The project the meaning clearly points to: from a smaller cosine
-    // for a first-person fact placed as a note, so short a text sitting
-    // far from every project's notes ("I always come in too fast when
-    // the tide is behind me" beside a powerboat course's).
-    let clear_meaning = closest.filter(|c| c.is_clear_for(of_mine || at_times.is_some()));
-    // Rule 3: content. Confidence is the share of the note's words the
-    // project explains and its lead over the runner-up: shares, so it does
-    // not drift as the vault grows, and a runner-up with nothing is just 0.
-    let (c1, c2) = (
-        covered.first().map_or(0.0, |c| c.1),
-        covered.get(1).map_or(0.0, |c| c.1),
-    );
-    if c1 >= MIN_COVERAGE && c1 - c2 >= MIN_MARGIN {
-        let best = covered[0].0.clone();
-        let mut confidence = 0.5 + 0.45 * c1 * ((c1 - c2) / 0.5).min(1.0);
-        let held = format!(
-            "{} of these words{}",
-            percent(c1),
-            match covered.get(1) {
-                Some((other, c2)) => format!(", {other}'s {}", percent(*c2)),
-                None => ", and no other project's notes hold any".into(),
-            }
-        );
-        match clear_meaning {
-            Some(Closest {
-                top, cosine: m1, ..
-            }) if top != best => {
-                why.push(format!(
-                    "Its words point to {best} (its notes hold {held}), but its meaning is closer to {top}'s notes (cosine {m1:.2} against {:.2}), so I cannot tell which it is about.",
-                    meaning_of(&best)
-                ));
-                return inbox("words-but-meaning-elsewhere", kind, why, options);
-            }
-            Some(_) => {
-                confidence = (confidence + 0.1).min(0.97);
-                why.push(format!(
-                    "Filed in {best}: its notes hold {held}, and they are the closest in meaning."
-                ));
-            }
-            None => why.push(format!("Filed in {best}: its notes hold {held}.")),
-        }
-        return decided("words", &best, confidence, why);
-    }
-    // The words do not decide; a clear meaning does — except for an
-    // everyday errand that says nothing else and that no project's notes
-    // have a word of, or only the words of the errand's own two ("Renew
-    // the TV licence" beside a budget's licences): it is the global list's
-    // however its meaning leans ("Pay the council tax" beside a first
-    // flat's mortgage and survey; not "Order lettuce seedlings on Amazon"
-    // beside a garden).
-    // The everyday errand a task reads as, if any ("the car", "TV
-    // licence"), found once for the rules below.
-    let errand = (kind == Kind::Task)
-        .then(|| everyday_word(&lower, &words))
-        .flatten();
-    let errand_alone = kind == Kind::Task
-        && holdings
-            .iter()
-            .all(|(_, held)| held.is_empty() || only_the_errands_own(errand.as_deref(), held))
-        && says_nothing_else(&lower, &words);
-    if let Some(c) = clear_meaning.filter(|_| !errand_alone) {
-        let Closest {
-            top,
-            cosine: m1,
-            next,
-            next_cosine: m2,
-        } = c;
-        let confidence = (0.6 + 0.5 * c.lead()).min(0.85);
-        why.push(format!(
-            "Its words do not decide, but its meaning does: cosine {m1:.2} to {top}'s notes, {m2:.2} to the next ({next}). Filed in {top}."
-        ));
-        return decided("meaning", top, confidence, why);
-    }
-    // One project alone holds words of the note (a distinctive word such
-    // as "NAS", "tiler" or "restic" that no other project's notes use),
-    // and the meaning, when known, does not point elsewhere.
-    if let Some((best, held, others_common)) = sole_holder(&holdings, everyday) {
-        let listed_held = held.join(", ");
-        // Everyday words are weak ties: a project's notes that say "home"
-        // or "water" do not make "Renew the home insurance" or "Pay the
-        // water bill" its task, when the task reads as an errand. Nor do
-        // the words of an errand told in two ("driving licence"): a golf
-        // project's "driving" is not "Renew my driving licence". An
-        // errand's word that only says where the task sends the project's
-        // things is no errand: "Courier the boards to the council". Nor
-        // is one the project's word owns: "Pay the club's insurance".
-        let only_common = held.iter().all(|w| everyday(best, w));
-        let tie_to_an_errand = errand.as_deref().filter(|word| {
-            (only_common || only_the_errands_own(errand.as_deref(), held))
-                && !only_where_the_object_goes(about, held)
-                && !owned_by_what_is_held(about, held, word)
-        });
-        if let Some(word) = tie_to_an_errand {
-            let tie = if only_common {
-                "an everyday one"
-            } else {
-                "the errand's own"
-            };
-            why.push(format!(
-                "Only {best}'s notes share a word of it, and {tie} ({listed_held}); “{word}” makes it an everyday errand, which goes to the global task list."
-            ));
-            return global("an-errand-despite-a-holder", "tasks.md", 0.7, why);
-        }
-        // Doubt needs less than a filing: a lead of the margin, with no
-        // floor, is reason to ask rather than file on one word, and a
-        // smaller lead is when the words are everyday ones, or when the
-        // project the meaning points to holds everyday words of the note
-        // too ("Place the first order for 10,000 mailer boxes": the
-        // camping trip's "roof box" against the supplier's "first order").
-        let top_holds_some = closest.is_some_and(|c| {
-            holdings
-                .iter()
-                .any(|(p, held)| p == c.top && !held.is_empty())
-        });
-        let margin = if only_common || (others_common && top_holds_some) {
-            COMMON_WORDS_MARGIN
-        } else {
-            MEANING_MARGIN
-        };
-        let elsewhere = closest.filter(|c| c.top != best && c.cosine - meaning_of(best) >= margin);
-        if let Some(Closest {
-            top, cosine: m1, ..
-        }) = elsewhere
-        {
-            why.push(format!(
-                "Only {best}'s notes share words of it ({listed_held}), but its meaning is closer to {top}'s notes (cosine {m1:.2} against {:.2}), so I cannot tell which it is about.",
-                meaning_of(best)
-            ));
-            return inbox("sole-holder-but-meaning-elsewhere", kind, why, options);
-        }
-        let confidence = SOLE_HOLDER_CONFIDENCE + if held.len() >= 2 { 0.05 } else { 0.0 };
-        why.push(format!(
-            "Filed in {best}: {}, and {best}'s hold {listed_held}.",
-            if others_common {
-                "other projects' notes share only everyday words of it"
-            } else {
-                "no other project's notes share any of its words"
-            }
-        ));
-        return decided("sole-holder", best, confidence, why);
-    }
-    // Several projects' notes hold words of it and none decides: the
-    // words have narrowed the field, and within it the meaning may choose
-    // by the smaller lead that outweighs everyday words, when the project
-    // it points to among them all is one of the holders ("Get my skates
-    // sharpened before Thursday's session": the hockey's notes say
-    // "skate", the falconry's "session"). Not for an everyday errand:
-    // "Pay the water bill" is no project's task because two projects'
-    // notes say "water".
-    let held_by = holdings.iter().filter(|(_, held)| !held.is_empty()).count();
-    if let Some(c) = closest {
-        let Closest {
-            top,
-            cosine: m1,
-            next,
-            next_cosine: m2,
-        } = c;
-        let top_holds = holdings
-            .iter()
-            .find(|(q, held)| q == top && !held.is_empty())
-            .filter(|_| held_by >= 2 && c.lead() >= COMMON_WORDS_MARGIN)
-            .filter(|_| errand.is_none());
-        if let Some((_, held)) = top_holds {
-            why.push(format!(
-                "Its words are shared by {held_by} projects ({top}'s notes hold {}), and of these its meaning is closest to {top}'s (cosine {m1:.2}, {m2:.2} to the next, {next}). Filed in {top}.",
-                held.join(", ")
-            ));
-            return decided("closest-holder", top, SOLE_HOLDER_CONFIDENCE, why);
-        }
-    }
-    // The answers to a question no project's words can settle: `first`,
-    // then every project (the closest in meaning first when the model is
-    // at hand), then the bucket.
-    let every_project = |first: Choice, why: &str| {
-        let mut by_meaning: Vec<&str> = projects.iter().map(|p| p.name.as_str()).collect();
-        if let Some(m) = &meant {
-            let rank = |p: &str| m.iter().position(|c| c.0 == p).unwrap_or(m.len());
-            by_meaning.sort_by_key(|p| rank(p));
-        }
-        let mut choices = vec![first];
-        choices.extend(by_meaning.into_iter().map(|p| choice(p, why.into())));
-        choices.push(bucket());
-        choices
-    };
-    // Rule 4: no project. A task no project's notes have a word of goes
-    // to the global list; one whose words several projects share is asked
-    // about, as is anything else.
-    let undecided = if holders.is_empty() {
-        if kind == Kind::Task {
-            match &errand {
-                Some(word) => why.push(format!(
-                    "No project's notes share its words, and “{word}” makes it an everyday errand, which goes to the global task list."
-                )),
-                None if let Some(Closest {
-                    top,
-                    cosine: m1,
-                    next,
-                    next_cosine: m2,
-                }) = task_by_meaning(closest, &words) =>
-                {
-                    why.push(format!(
-                        "No project's notes share its words, and it does not read as an everyday errand (the car, the post, an appointment…), so it is likely a project's task in words its notes do not use yet: its meaning is closest to {top}'s notes (cosine {m1:.2}, {m2:.2} to the next, {next}). Filed in {top}."
-                    ));
-                    return decided("task-by-meaning", top, SOLE_HOLDER_CONFIDENCE, why);
-                }
-                None if !projects.is_empty() => {
-                    why.push(
-                        "No project's notes share its words, and it does not read as an everyday errand (the car, the post, an appointment…): it may be a project's task in words its notes do not use yet, so I ask which."
-                            .into(),
-                    );
-                    let global = Choice {
-                        destination: "tasks.md".into(),
-                        why: "a task of its own, in the global list".into(),
-                    };
-                    return inbox("task-of-no-clear-project", kind, why, every_project(global, "one of its tasks"));
-                }
-                None => why.push(
-                    "There are no projects, so a task goes to the global task list.".into(),
-                ),
-            }
-            return global("an-errand", "tasks.md", 0.7, why);
-        }
-        if as_a_note.is_some() {
-            why.push(
-                "No project's notes share its words, so I ask whether it is about you or one of your projects."
-                    .into(),
-            );
-            return inbox(
-                "about-the-user-or-unplaced",
-                kind,
-                why,
-                every_project(about_you(), "its state"),
-            );
-        }
-        if let Some(Closest {
-            top,
-            cosine: m1,
-            next,
-            next_cosine: m2,
-        }) = note_by_meaning(closest, &words)
-        {
-            why.push(format!(
-                "No project's notes share its words, but its meaning is closest to {top}'s notes (cosine {m1:.2}, {m2:.2} to the next, {next}). Filed in {top}."
-            ));
-            return decided("note-by-meaning", top, SOLE_HOLDER_CONFIDENCE, why);
-        }
-        why.push(
-            "No project's notes share its words, and it is not a task or about you, so I do not know where it belongs."
-                .into(),
-        );
-        "no-project-holds-its-words"
-    } else if c1 >= MIN_COVERAGE {
-        why.push(format!(
-            "{} and {} explain it about equally ({} and {} of its words), so I cannot choose.",
-            covered[0].0,
-            covered[1].0,
-            percent(c1),
-            percent(c2)
-        ));
-        "two-projects-tie"
-    } else {
-        why.push(format!(
-            "Its words are spread over several projects ({}), none holding {} of them, so I cannot tell which it belongs to.",
-            holders.join("; "),
-            percent(MIN_COVERAGE)
-        ));
-        "words-spread-over-projects"
-    };
-    inbox(undecided, kind, why, options)
+fn percent(x: f32) -> String {
+    format!("{:.0}%", 100.0 * x)
 }
 
 /// Whether `held`, the words of a note a project's notes hold, are only
@@ -737,18 +952,5 @@ fn bucket() -> Choice {
     Choice {
         destination: "bucket/".into(),
         why: "keep it as raw material, attached to no project".into(),
-    }
-}
-
-fn inbox(rule: &'static str, kind: Kind, why: Vec<String>, choices: Vec<Choice>) -> Decision {
-    Decision {
-        destination: None,
-        kind: Some(kind),
-        rule,
-        written: vec![],
-        project: None,
-        confidence: Some(0.0),
-        reasoning: why.join(" "),
-        choices,
     }
 }
