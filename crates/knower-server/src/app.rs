@@ -5,15 +5,8 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use knower_service::Service;
-use knower_vault::Vault;
 
 pub struct App {
     pub service: Arc<Service>,
     pub address: SocketAddr,
-}
-
-impl App {
-    pub fn vault(&self) -> &Arc<Vault> {
-        self.service.vault()
-    }
 }

@@ -174,6 +174,43 @@ impl Service {
         self.index.take_problems()
     }
 
+    /// The vault's folder.
+    pub fn root(&self) -> &std::path::Path {
+        self.vault.root()
+    }
+
+    /// A folder of the vault as a tree with token counts, `depth` levels
+    /// deep.
+    pub fn tree(&self, path: &str, depth: Option<usize>) -> Result<knower_vault::TreeNode> {
+        Ok(self.vault.tree(path, depth)?)
+    }
+
+    /// A note's text.
+    pub fn read(&self, path: &str) -> Result<String> {
+        Ok(self.vault.read(path)?)
+    }
+
+    /// A file's bytes (an attachment, an image).
+    pub fn read_bytes(&self, path: &str) -> Result<Vec<u8>> {
+        Ok(self.vault.read_bytes(path)?)
+    }
+
+    /// The journal: every change, oldest first. Reads the disk.
+    pub fn journal(&self) -> Result<Vec<knower_vault::ChangeRecord>> {
+        Ok(self.vault.log()?)
+    }
+
+    /// Undoes change `id` as a new change by `author` (see
+    /// [`Vault::undo`]). Writes the disk.
+    pub fn undo(
+        &self,
+        id: u64,
+        author: &knower_vault::Author,
+        force: bool,
+    ) -> Result<Option<knower_vault::ChangeRecord>> {
+        Ok(self.vault.undo(id, author, force)?)
+    }
+
     pub fn vault(&self) -> &Arc<Vault> {
         &self.vault
     }

@@ -68,7 +68,7 @@ impl Session<'_> {
         let mut editor = rustyline::DefaultEditor::new()
             .map_err(|e| failure(format!("cannot start the line editor: {e}"), None))?;
         self.catch_ctrl_c()?;
-        let history = history_file(self.service.vault().root());
+        let history = history_file(self.service.root());
         let _ = editor.load_history(&history);
         let history_len = self.service.chat().history(&self.id, 5).len();
         println!(

@@ -73,7 +73,7 @@ fn send(ctx: &Context, payload: Payload, no_wait: bool) -> Outcome {
         if ctx.json {
             return print_json(&serde_json::json!({"status": "accepted", "id": update.id}));
         }
-        let at = knower_service::running(service.vault().root())
+        let at = knower_service::running(service.root())
             .map(|info| format!(" at {}", info.url))
             .unwrap_or_default();
         println!("{} is queued on the server{at}", update.id);

@@ -37,11 +37,7 @@ pub async fn overview(State(app): State<Arc<App>>) -> Result<Json<Overview>, Api
             listing: garden.list()?,
             review,
             stats: garden.stats()?,
-            digest: service
-                .vault()
-                .read(digest)
-                .is_ok()
-                .then(|| digest.to_string()),
+            digest: service.read(digest).is_ok().then(|| digest.to_string()),
         })
     })
     .await

@@ -72,8 +72,8 @@ pub async fn log(
     State(app): State<Arc<App>>,
     Query(query): Query<LogQuery>,
 ) -> Result<Json<Vec<Change>>, ApiError> {
-    let vault = app.vault().clone();
-    let history = tokio::task::spawn_blocking(move || vault.log())
+    let service = app.service.clone();
+    let history = tokio::task::spawn_blocking(move || service.journal())
         .await
         .map_err(|e| ApiError::internal(e.to_string()))??;
     let before = query.before.unwrap_or(u64::MAX);
@@ -106,10 +106,10 @@ pub async fn undo(
     body: Result<Json<UndoRequest>, JsonRejection>,
 ) -> Result<Json<Option<Change>>, ApiError> {
     let Json(request) = body.map_err(ApiError::from)?;
-    let vault = app.vault().clone();
+    let service = app.service.clone();
     let author = Author::new("user", "from the web UI");
     let record =
-        tokio::task::spawn_blocking(move || vault.undo(request.id, &author, request.force))
+        tokio::task::spawn_blocking(move || service.undo(request.id, &author, request.force))
             .await
             .map_err(|e| ApiError::internal(e.to_string()))??;
     Ok(Json(record.map(Change::from)))

@@ -28,7 +28,7 @@ pub async fn tree(
     State(app): State<Arc<App>>,
     Query(query): Query<TreeQuery>,
 ) -> Result<Json<TreeNode>, ApiError> {
-    Ok(Json(app.vault().tree(&query.path, query.depth)?))
+    Ok(Json(app.service.tree(&query.path, query.depth)?))
 }
 
 #[derive(Deserialize)]
@@ -55,7 +55,7 @@ pub async fn file(
     State(app): State<Arc<App>>,
     Query(query): Query<PathQuery>,
 ) -> Result<Json<File>, ApiError> {
-    let markdown = app.vault().read(&query.path)?;
+    let markdown = app.service.read(&query.path)?;
     let (yaml, body) = match frontmatter::split(&markdown) {
         Ok(split) => (
             split.frontmatter.map(|block| block.yaml.to_string()),
@@ -84,7 +84,7 @@ pub async fn raw(
     State(app): State<Arc<App>>,
     Query(query): Query<PathQuery>,
 ) -> Result<impl IntoResponse, ApiError> {
-    let bytes = app.vault().read_bytes(&query.path)?;
+    let bytes = app.service.read_bytes(&query.path)?;
     let extension = query
         .path
         .rsplit_once('.')
@@ -124,7 +124,7 @@ pub async fn health(State(app): State<Arc<App>>) -> Json<Value> {
     Json(json!({
         "status": "ok",
         "version": env!("CARGO_PKG_VERSION"),
-        "vault": app.vault().root(),
+        "vault": app.service.root(),
         "pid": std::process::id(),
         "address": app.address,
         "engine": app.service.engine_label(),
