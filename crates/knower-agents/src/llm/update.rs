@@ -2,6 +2,8 @@
 //! tools and ends with a final answer (`filed` or `inbox`), which is
 //! checked against what its tools did.
 
+use std::cell::RefCell;
+
 use base64::Engine as _;
 use knower_llm::chat::{Binary, ChatMessage, ContentPart};
 use knower_llm::{Llm, parse_json_reply};
@@ -12,8 +14,6 @@ use crate::agents::Agents;
 use crate::error::Result;
 use crate::filing::free_path;
 use crate::inbox::{self, Choice, INBOX, InboxItem};
-use std::cell::RefCell;
-
 use crate::llm::run::{self, Bounds, Run, Stop};
 use crate::payload::{Attachment, Payload};
 use crate::recovery::author_of;
