@@ -1,9 +1,10 @@
 //! The seam where an update's place is decided: a [`Router`] reads the
 //! [`Facts`] the vault and the index hold about it and comes to a
 //! [`Decision`]. The offline engine's rules ([`crate::offline::Rules`]) and
-//! the model's update agent ([`crate::llm::ModelRouter`]) are the two
-//! routers; the report, the changelog and the inbox are made from their
-//! decision the same way.
+//! the model's update agent (`llm::update::ModelRouter`, which files with
+//! its tools as it decides) are the two routers; the update's report takes
+//! confidence, reasoning and rule from either's decision in one place
+//! (`UpdateReport::decided`).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
