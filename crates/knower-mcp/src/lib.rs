@@ -27,7 +27,7 @@ use std::sync::Arc;
 use knower_agents::tools::args::MAX_CONTENT_BYTES;
 use knower_graph::Graph;
 use knower_service::Service;
-use knower_vault::{Author, Vault};
+use knower_vault::Author;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{
     CallToolResult, ContentBlock, Implementation, ListResourcesResult, PaginatedRequestParams,
@@ -48,7 +48,6 @@ pub use stdio::{MAX_STDIO_MESSAGE_BYTES, has_null_id, null_id_error, serve_lines
 #[derive(Clone)]
 pub struct Knower {
     service: Arc<Service>,
-    vault: Arc<Vault>,
     graph: Graph,
     changes: resources::Changes,
     tool_router: ToolRouter<Knower>,
@@ -56,11 +55,9 @@ pub struct Knower {
 
 impl Knower {
     pub fn new(service: Arc<Service>) -> Knower {
-        let vault = service.vault().clone();
-        let changes = resources::Changes::follow(&vault);
+        let changes = resources::Changes::follow(&service);
         Knower {
             graph: service.graph().clone(),
-            vault,
             service,
             changes,
             tool_router: Knower::knower_tools()
@@ -175,8 +172,9 @@ impl ServerHandler for Knower {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        let vault = self.vault.clone();
-        Ok(ListResourcesResult::with_all_items(resources::list(&vault)))
+        Ok(ListResourcesResult::with_all_items(resources::list(
+            &self.service,
+        )))
     }
 
     async fn read_resource(
@@ -184,9 +182,9 @@ impl ServerHandler for Knower {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let (vault, graph) = (self.vault.clone(), self.graph.clone());
+        let (service, graph) = (self.service.clone(), self.graph.clone());
         let uri = request.uri.clone();
-        let read = tokio::task::spawn_blocking(move || resources::read(&vault, &graph, &uri))
+        let read = tokio::task::spawn_blocking(move || resources::read(&service, &graph, &uri))
             .await
             .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
         read.map(Into::into)

@@ -8,7 +8,8 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
 use knower_graph::Graph;
-use knower_vault::{EntryKind, Vault, VaultPath};
+use knower_service::Service;
+use knower_vault::{EntryKind, VaultPath};
 use rmcp::model::{
     ReadResourceResult, Resource, ResourceContents, ResourceUpdatedNotificationParam,
 };
@@ -73,7 +74,7 @@ pub fn is_known(uri: &str) -> bool {
     uri == GRAPH_URI || vault_path(uri).is_some()
 }
 
-pub fn list(vault: &Vault) -> Vec<Resource> {
+pub fn list(service: &Service) -> Vec<Resource> {
     let mut graph = Resource::new(GRAPH_URI, "knowledge-graph");
     graph.title = Some("Knowledge graph".into());
     graph.description = Some(
@@ -82,7 +83,7 @@ pub fn list(vault: &Vault) -> Vec<Resource> {
     );
     graph.mime_type = Some("application/json".into());
     let mut out = vec![graph];
-    for (path, entry) in vault.entries() {
+    for (path, entry) in service.entries() {
         if entry.kind != EntryKind::File || !is_text(path.as_str()) {
             continue;
         }
@@ -104,7 +105,7 @@ fn mime(path: &str) -> &'static str {
     }
 }
 
-pub fn read(vault: &Vault, graph: &Graph, uri: &str) -> Result<ReadResourceResult, ErrorData> {
+pub fn read(service: &Service, graph: &Graph, uri: &str) -> Result<ReadResourceResult, ErrorData> {
     if uri == GRAPH_URI {
         let whole = graph
             .read_graph()
@@ -116,8 +117,8 @@ pub fn read(vault: &Vault, graph: &Graph, uri: &str) -> Result<ReadResourceResul
     }
     let missing = || ErrorData::resource_not_found(format!("there is no resource {uri}"), None);
     let path = vault_path(uri).ok_or_else(missing)?;
-    let text = vault.read(&path).map_err(|e| match e {
-        knower_vault::Error::NotFound { .. } => missing(),
+    let text = service.read(&path).map_err(|e| match e {
+        knower_service::Error::Vault(knower_vault::Error::NotFound { .. }) => missing(),
         other => ErrorData::invalid_params(other.to_string(), None),
     })?;
     Ok(ReadResourceResult::new(vec![
@@ -150,10 +151,10 @@ struct Session {
 }
 
 impl Changes {
-    pub fn follow(vault: &Vault) -> Changes {
+    pub fn follow(service: &Service) -> Changes {
         let (sender, _) = broadcast::channel(256);
         let to_sessions = sender.clone();
-        vault.subscribe(move |changed| {
+        service.subscribe(move |changed| {
             let paths = changed
                 .iter()
                 .map(|c| c.path.as_str().to_string())

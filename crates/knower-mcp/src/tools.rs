@@ -227,10 +227,10 @@ impl Knower {
         &self,
         Parameters(args): Parameters<TreeArgs>,
     ) -> Result<CallToolResult, ErrorData> {
-        let vault = self.vault.clone();
+        let service = self.service.clone();
         answer(
             blocking(move || {
-                let tree = vault
+                let tree = service
                     .tree(args.path.as_deref().unwrap_or(""), args.depth)
                     .map_err(|e| e.to_string())?;
                 serde_json::to_value(tree).map_err(|e| e.to_string())
@@ -254,10 +254,10 @@ impl Knower {
         &self,
         Parameters(args): Parameters<ReadArgs>,
     ) -> Result<CallToolResult, ErrorData> {
-        let vault = self.vault.clone();
+        let service = self.service.clone();
         answer(
             blocking(move || {
-                let content = vault.read(&args.path).map_err(|e| e.to_string())?;
+                let content = service.read(&args.path).map_err(|e| e.to_string())?;
                 Ok(json!({"path": args.path, "content": content}))
             })
             .await,
@@ -318,11 +318,11 @@ impl Knower {
         if let Err(e) = check_content("the content", &args.content) {
             return answer(Err(e));
         }
-        let vault = self.vault.clone();
+        let service = self.service.clone();
         let author = self.author("write", args.reason);
         answer(
             blocking(move || {
-                let record = vault
+                let record = service
                     .write(&args.path, &args.content, &author)
                     .map_err(|e| e.to_string())?;
                 Ok(changed(&args.path, record))
@@ -351,11 +351,11 @@ impl Knower {
         {
             return answer(Err(e));
         }
-        let vault = self.vault.clone();
+        let service = self.service.clone();
         let author = self.author("edit", args.reason);
         answer(
             blocking(move || {
-                let record = vault
+                let record = service
                     .edit(&args.path, &args.old_content, &args.new_content, &author)
                     .map_err(|e| e.to_string())?;
                 Ok(changed(&args.path, record))
@@ -383,12 +383,12 @@ impl Knower {
         if let Err(e) = check_content("the text", &args.content) {
             return answer(Err(e));
         }
-        let vault = self.vault.clone();
+        let service = self.service.clone();
         let position = args.position();
         let author = self.author("append", args.reason);
         answer(
             blocking(move || {
-                let record = vault
+                let record = service
                     .append(&args.path, &args.content, position, &author)
                     .map_err(|e| e.to_string())?;
                 Ok(changed(&args.path, record))
@@ -412,11 +412,11 @@ impl Knower {
         &self,
         Parameters(args): Parameters<DeleteArgs>,
     ) -> Result<CallToolResult, ErrorData> {
-        let vault = self.vault.clone();
+        let service = self.service.clone();
         let author = self.author("delete", args.reason);
         answer(
             blocking(move || {
-                let record = vault
+                let record = service
                     .delete(&args.path, &author)
                     .map_err(|e| e.to_string())?;
                 Ok(changed(&args.path, record))
@@ -440,11 +440,11 @@ impl Knower {
         &self,
         Parameters(args): Parameters<MoveArgs>,
     ) -> Result<CallToolResult, ErrorData> {
-        let vault = self.vault.clone();
+        let service = self.service.clone();
         let author = self.author("move", args.reason);
         answer(
             blocking(move || {
-                let record = vault
+                let record = service
                     .rename(&args.from, &args.to, &author)
                     .map_err(|e| e.to_string())?;
                 Ok(json!({

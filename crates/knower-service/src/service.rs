@@ -211,8 +211,66 @@ impl Service {
         Ok(self.vault.undo(id, author, force)?)
     }
 
-    pub fn vault(&self) -> &Arc<Vault> {
-        &self.vault
+    /// Every file of the vault Knower knows, with what it knows of it.
+    pub fn entries(&self) -> Vec<(knower_vault::VaultPath, knower_vault::Entry)> {
+        self.vault.entries()
+    }
+
+    /// Hears every change to the vault's files (paths, not contents).
+    pub fn subscribe(&self, listener: impl Fn(&[knower_vault::Changed]) + Send + Sync + 'static) {
+        self.vault.subscribe(listener)
+    }
+
+    /// Writes a note as `author`: one journaled change (`None` when the
+    /// content was already so).
+    pub fn write(
+        &self,
+        path: &str,
+        content: &str,
+        author: &knower_vault::Author,
+    ) -> Result<Option<knower_vault::ChangeRecord>> {
+        Ok(self.vault.write(path, content, author)?)
+    }
+
+    /// Replaces `old` by `new` in a note, as `author`.
+    pub fn edit(
+        &self,
+        path: &str,
+        old: &str,
+        new: &str,
+        author: &knower_vault::Author,
+    ) -> Result<Option<knower_vault::ChangeRecord>> {
+        Ok(self.vault.edit(path, old, new, author)?)
+    }
+
+    /// Adds `content` to a note at `position`, as `author`.
+    pub fn append(
+        &self,
+        path: &str,
+        content: &str,
+        position: knower_vault::Position,
+        author: &knower_vault::Author,
+    ) -> Result<Option<knower_vault::ChangeRecord>> {
+        Ok(self.vault.append(path, content, position, author)?)
+    }
+
+    /// Deletes a file or folder, as `author` (kept in the journal).
+    pub fn delete(
+        &self,
+        path: &str,
+        author: &knower_vault::Author,
+    ) -> Result<Option<knower_vault::ChangeRecord>> {
+        Ok(self.vault.delete(path, author)?)
+    }
+
+    /// Moves a file or folder, as `author`.
+    pub fn rename(
+        &self,
+        from: &str,
+        to: &str,
+        author: &knower_vault::Author,
+    ) -> Result<Option<knower_vault::ChangeRecord>> {
+        Ok(self.vault.rename(from, to, author)?)
     }
 
     pub fn events(&self) -> &Arc<Events> {

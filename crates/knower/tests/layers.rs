@@ -43,7 +43,8 @@ const FEATURES: &[&str] = &[
 
 /// The surface code, and what it must not name: the service is the way to
 /// the agents, the queue, searches, the knowledge graph and the inbox.
-/// (The index is out of reach by type: `Service` hands none out.)
+/// (The index and the vault are out of reach by type: `Service` hands
+/// neither out.)
 const SURFACES: &[&str] = &[
     "crates/knower/src",
     "crates/knower-server/src/routes",
