@@ -149,6 +149,10 @@ impl Facts {
             paths.extend(facts.hit_files(&project.name).iter().map(|f| f.to_string()));
         }
         for path in paths {
+            // A hit may be one of a project's own notes, read already.
+            if facts.notes.contains_key(&path) {
+                continue;
+            }
             if let Ok(text) = vault.read(&path) {
                 facts.notes.insert(path, text);
             }

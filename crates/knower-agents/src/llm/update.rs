@@ -74,11 +74,12 @@ impl Agents {
             original: &original,
             stored: &stored,
             run: RefCell::new(Run::default()),
+            summary: RefCell::new(String::new()),
         };
         // The model reads the vault itself with its read tools: it is
         // given no gathered facts.
         let decision = router.route(&Facts::default(), payload)?;
-        let run = router.run.into_inner();
+        let (run, summary) = (router.run.into_inner(), router.summary.into_inner());
         let bounds = self.bounds();
 
         let mut report = self.report(id, Outcome::Filed);
@@ -102,7 +103,7 @@ impl Agents {
         report.decided(&decision);
         match decision.rule {
             FILED => {
-                report.summary = format!("{} ({tokens})", router_summary(&run));
+                report.summary = format!("{summary} ({tokens})");
                 if let Some(item) = item {
                     let author = author_of(
                         "agent",
@@ -247,6 +248,8 @@ struct ModelRouter<'a> {
     stored: &'a [(String, &'a Attachment)],
     /// The run's record, for the report.
     run: RefCell<Run>,
+    /// The final answer's summary, when it filed.
+    summary: RefCell<String>,
 }
 
 impl Router for ModelRouter<'_> {
@@ -296,13 +299,16 @@ impl Router for ModelRouter<'_> {
             .as_deref()
             .and_then(|t| parse_json_reply::<Final>(t).ok());
         let decision = match final_answer {
-            Some(f) if f.outcome == "filed" => Decision {
-                destination: run.changed.first().cloned(),
-                project: run.changed.iter().find_map(|p| project_of(p)),
-                reasoning: f.reasoning,
-                written: run.changed.clone(),
-                ..Decision::by(FILED)
-            },
+            Some(f) if f.outcome == "filed" => {
+                *self.summary.borrow_mut() = f.summary.trim().to_string();
+                Decision {
+                    destination: run.changed.first().cloned(),
+                    project: run.changed.iter().find_map(|p| project_of(p)),
+                    reasoning: f.reasoning,
+                    written: run.changed.clone(),
+                    ..Decision::by(FILED)
+                }
+            }
             Some(f) => Decision {
                 choices: f
                     .options
@@ -332,15 +338,6 @@ fn project_of(path: &str) -> Option<String> {
         (Some("projects"), Some(project), Some(_)) => Some(project.to_string()),
         _ => None,
     }
-}
-
-/// The summary the model's final answer gave.
-fn router_summary(run: &Run) -> String {
-    run.final_text
-        .as_deref()
-        .and_then(|t| parse_json_reply::<Final>(t).ok())
-        .map(|f| f.summary.trim().to_string())
-        .unwrap_or_default()
 }
 
 fn check_final(text: &str, changed: &[String]) -> Result<(), String> {
