@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use knower_garden::{Garden, NewTopic};
+use knower_garden::NewTopic;
 use knower_service::Service;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
@@ -14,7 +14,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::{Knower, answer, blocking};
+use crate::{Knower, answer};
 
 #[derive(Deserialize, JsonSchema)]
 pub struct AddTopicArgs {
@@ -74,7 +74,7 @@ impl Knower {
     )]
     async fn garden_topics(&self) -> Result<CallToolResult, ErrorData> {
         let service = self.service.clone();
-        answer(on_garden(service, |garden| Ok(json!(garden.list()?))).await)
+        answer(on_garden(service, |service| Ok(json!(service.garden_topics()?))).await)
     }
 
     /// Add a topic for the gardener to keep fresh: at its next cycle it
@@ -103,7 +103,12 @@ impl Knower {
             feeds: args.feeds,
         };
         let service = self.service.clone();
-        answer(on_garden(service, move |garden| Ok(json!(garden.add_topic(new)?))).await)
+        answer(
+            on_garden(service, move |service| {
+                Ok(json!(service.garden_add_topic(new)?))
+            })
+            .await,
+        )
     }
 
     /// What waits for the user's decision: contradictions first (a new fact
@@ -127,8 +132,8 @@ impl Knower {
         let limit = args.limit.unwrap_or(30).max(1);
         let service = self.service.clone();
         answer(
-            on_garden(service, move |garden| {
-                let review = garden.waiting()?;
+            on_garden(service, move |service| {
+                let review = service.garden_review()?;
                 let total = review.items.len();
                 let items: Vec<Value> = review
                     .items
@@ -185,7 +190,7 @@ impl Knower {
         };
         let service = self.service.clone();
         answer(decided(
-            on_garden(service, move |garden| Ok(garden.approve(&ids)?)).await,
+            on_garden(service, move |service| service.garden_approve(&ids)).await,
         ))
     }
 
@@ -213,16 +218,18 @@ impl Knower {
         let reason = args.reason;
         let service = self.service.clone();
         answer(decided(
-            on_garden(service, move |garden| Ok(garden.reject(&ids, &reason)?)).await,
+            on_garden(service, move |service| service.garden_reject(&ids, &reason)).await,
         ))
     }
 }
 
 async fn on_garden<T: Send + 'static>(
     service: Arc<Service>,
-    work: impl FnOnce(&Garden) -> Result<T, knower_service::Error> + Send + 'static,
+    work: impl FnOnce(&Service) -> Result<T, knower_service::Error> + Send + 'static,
 ) -> Result<T, String> {
-    blocking(move || work(service.garden()).map_err(|e| e.to_string())).await
+    knower_service::blocking(move || work(&service))
+        .await
+        .map_err(|e| e.to_string())
 }
 
 /// Ids only: a number would mean whatever the command line last showed.

@@ -19,7 +19,7 @@ pub fn chat(ctx: &Context, message: String, resume: bool, session: Option<String
     let service = Arc::new(ctx.service()?);
     let session = match (session, resume) {
         (Some(id), _) => id,
-        (None, true) => service.chat().last_session().ok_or_else(|| {
+        (None, true) => service.chat_last_session().ok_or_else(|| {
             failure(
                 "there is no session to resume",
                 Some("start one with `knower chat`"),
@@ -70,7 +70,7 @@ impl Session<'_> {
         self.catch_ctrl_c()?;
         let history = history_file(self.service.root());
         let _ = editor.load_history(&history);
-        let history_len = self.service.chat().history(&self.id, 5).len();
+        let history_len = self.service.chat_history(&self.id, 5).len();
         println!(
             "Knower chat ({}) · session {}{} · /help for commands, Ctrl-D to leave",
             self.service.engine_label(),
@@ -223,9 +223,9 @@ impl Session<'_> {
         let mut words = line.split_whitespace();
         let name = words.next().unwrap_or("");
         let rest: Vec<&str> = words.collect();
-        let chat = self.service.chat();
+        let service = &self.service;
         let list = |kinds: &[Kind], statuses: &[Status]| {
-            let (all, problems) = chat.artifacts();
+            let (all, problems) = service.chat_artifacts();
             let mut shown: Vec<&Artifact> = all
                 .iter()
                 .filter(|a| kinds.contains(&a.kind) && statuses.contains(&a.status))
@@ -266,7 +266,7 @@ impl Session<'_> {
                         Some("/efforts, /facts and /events show them"),
                     )
                 })?;
-                let gone = chat.forget(id).map_err(knower_service::Error::from)?;
+                let gone = service.chat_forget(id)?;
                 println!("  forgot {} “{}”", gone.id, gone.summary);
             }
             "/resolve" | "/reopen" => {
@@ -285,9 +285,7 @@ impl Session<'_> {
                         ..Default::default()
                     }
                 };
-                let a = chat
-                    .correct(id, correction)
-                    .map_err(knower_service::Error::from)?;
+                let a = service.chat_correct(id, correction)?;
                 println!("  {}", a.line());
             }
             other => {

@@ -9,7 +9,6 @@ use crate::output::{Outcome, failure, print_json};
 
 pub fn garden(ctx: &Context, action: GardenAction) -> Outcome {
     let service = ctx.service()?;
-    let garden = service.garden();
     let json = ctx.json;
     match action {
         GardenAction::Add {
@@ -19,7 +18,7 @@ pub fn garden(ctx: &Context, action: GardenAction) -> Outcome {
             queries,
             feeds,
         } => {
-            let topic = garden.add_topic(NewTopic {
+            let topic = service.garden_add_topic(NewTopic {
                 name: name.join(" "),
                 priority: Some(priority),
                 freshness_days: Some(freshness),
@@ -30,7 +29,7 @@ pub fn garden(ctx: &Context, action: GardenAction) -> Outcome {
                 return print_json(&topic);
             }
             println!("added the topic {:?} ({})", topic.name, topic.path());
-            if topic.feeds.is_empty() && !garden.can_search() {
+            if topic.feeds.is_empty() && !service.garden_can_search() {
                 eprintln!(
                     "note: no search provider and no feed: this topic has nothing to read yet (add --feed, or set BRAVE_API_KEY or [garden] searxng_url)"
                 );
@@ -38,7 +37,7 @@ pub fn garden(ctx: &Context, action: GardenAction) -> Outcome {
             Ok(())
         }
         GardenAction::List => {
-            let listing = garden.list()?;
+            let listing = service.garden_topics()?;
             if json {
                 return print_json(&listing);
             }
@@ -70,7 +69,7 @@ pub fn garden(ctx: &Context, action: GardenAction) -> Outcome {
                 scheduled: false,
             };
             if dry_run {
-                let plan = garden.plan(&options)?;
+                let plan = service.garden_plan(&options)?;
                 return if json {
                     print_json(&plan)
                 } else {
@@ -90,7 +89,7 @@ pub fn garden(ctx: &Context, action: GardenAction) -> Outcome {
             Ok(())
         }
         GardenAction::Review => {
-            let review = garden.review()?;
+            let review = service.garden_review()?;
             if json {
                 return print_json(&review);
             }
@@ -119,15 +118,15 @@ pub fn garden(ctx: &Context, action: GardenAction) -> Outcome {
             Ok(())
         }
         GardenAction::Approve { refs } => {
-            let report = garden.approve(&refs)?;
+            let report = service.garden_approve(&refs)?;
             decided(json, &report)
         }
         GardenAction::Reject { refs, reason } => {
-            let report = garden.reject(&refs, &reason)?;
+            let report = service.garden_reject(&refs, &reason)?;
             decided(json, &report)
         }
         GardenAction::Stats => {
-            let stats = garden.stats()?;
+            let stats = service.garden_stats()?;
             if json {
                 return print_json(&stats);
             }

@@ -129,15 +129,14 @@ pub async fn overview(
     Query(query): Query<HistoryQuery>,
 ) -> Result<Json<Overview>, ApiError> {
     let service = app.service.clone();
-    let overview = tokio::task::spawn_blocking(move || {
-        let chat = service.chat();
+    let overview = knower_service::blocking(move || {
         let session = query
             .session
             .filter(|s| !s.is_empty())
-            .or_else(|| chat.last_session());
+            .or_else(|| service.chat_last_session());
         let exchanges = match &session {
-            Some(session) => chat
-                .history(session, query.limit.min(500))
+            Some(session) => service
+                .chat_history(session, query.limit.min(500))
                 .into_iter()
                 .map(|record| Shown {
                     html: markdown_to_html(&record.assistant),
@@ -146,17 +145,16 @@ pub async fn overview(
                 .collect(),
             None => vec![],
         };
-        let (artifacts, problems) = chat.artifacts();
-        Overview {
+        let (artifacts, problems) = service.chat_artifacts();
+        Ok(Overview {
             session,
             exchanges,
             artifacts,
             problems,
-            engine: chat.engine(),
-        }
+            engine: service.chat_engine(),
+        })
     })
-    .await
-    .map_err(|e| ApiError::internal(e.to_string()))?;
+    .await?;
     Ok(Json(overview))
 }
 
@@ -167,10 +165,7 @@ pub async fn correct(
 ) -> Result<Json<Artifact>, ApiError> {
     let Json(correction) = body.map_err(ApiError::from)?;
     let service = app.service.clone();
-    let artifact = tokio::task::spawn_blocking(move || service.chat().correct(&id, correction))
-        .await
-        .map_err(|e| ApiError::internal(e.to_string()))?
-        .map_err(knower_service::Error::from)?;
+    let artifact = knower_service::blocking(move || service.chat_correct(&id, correction)).await?;
     Ok(Json(artifact))
 }
 
@@ -179,9 +174,6 @@ pub async fn forget(
     Path(id): Path<String>,
 ) -> Result<Json<Artifact>, ApiError> {
     let service = app.service.clone();
-    let artifact = tokio::task::spawn_blocking(move || service.chat().forget(&id))
-        .await
-        .map_err(|e| ApiError::internal(e.to_string()))?
-        .map_err(knower_service::Error::from)?;
+    let artifact = knower_service::blocking(move || service.chat_forget(&id)).await?;
     Ok(Json(artifact))
 }

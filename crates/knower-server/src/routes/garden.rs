@@ -27,21 +27,21 @@ pub struct Overview {
 }
 
 pub async fn overview(State(app): State<Arc<App>>) -> Result<Json<Overview>, ApiError> {
-    blocking(&app, |service| {
-        let garden = service.garden();
+    let service = app.service.clone();
+    let overview = knower_service::blocking(move || {
         // The review first: it applies decisions written in the inbox
         // files, so the topics and figures below include them.
-        let review = garden.waiting()?;
+        let review = service.garden_review()?;
         let digest = knower_garden::store::DIGEST;
         Ok(Overview {
-            listing: garden.list()?,
+            listing: service.garden_topics()?,
             review,
-            stats: garden.stats()?,
+            stats: service.garden_stats()?,
             digest: service.read(digest).is_ok().then(|| digest.to_string()),
         })
     })
-    .await
-    .map(Json)
+    .await?;
+    Ok(Json(overview))
 }
 
 pub async fn add_topic(
@@ -49,11 +49,10 @@ pub async fn add_topic(
     body: Result<Json<NewTopic>, JsonRejection>,
 ) -> Result<Json<Topic>, ApiError> {
     let Json(topic) = json_body(body)?;
-    blocking(&app, move |service| {
-        Ok(service.garden().add_topic(topic)?)
-    })
-    .await
-    .map(Json)
+    let service = app.service.clone();
+    Ok(Json(
+        knower_service::blocking(move || service.garden_add_topic(topic)).await?,
+    ))
 }
 
 #[derive(Deserialize)]
@@ -71,7 +70,8 @@ pub async fn approve(
 ) -> Result<Json<InboxReport>, ApiError> {
     let Json(decision) = json_body(body)?;
     let refs = some_refs(decision.refs)?;
-    decided(blocking(&app, move |service| Ok(service.garden().approve(&refs)?)).await)
+    let service = app.service.clone();
+    decided(knower_service::blocking(move || service.garden_approve(&refs)).await?)
 }
 
 pub async fn reject(
@@ -81,12 +81,8 @@ pub async fn reject(
     let Json(decision) = json_body(body)?;
     let refs = some_refs(decision.refs)?;
     let reason = decision.reason.unwrap_or_default();
-    decided(
-        blocking(&app, move |service| {
-            Ok(service.garden().reject(&refs, &reason)?)
-        })
-        .await,
-    )
+    let service = app.service.clone();
+    decided(knower_service::blocking(move || service.garden_reject(&refs, &reason)).await?)
 }
 
 #[derive(Default, Deserialize)]
@@ -112,7 +108,8 @@ pub async fn run(
         scheduled: false,
     };
     if request.dry_run {
-        let plan = blocking(&app, move |service| Ok(service.garden().plan(&options)?)).await?;
+        let service = app.service.clone();
+        let plan = knower_service::blocking(move || service.garden_plan(&options)).await?;
         return Ok(Json(json!({"dry_run": true, "plan": plan})));
     }
     let service = app.service.clone();
@@ -138,8 +135,7 @@ fn some_refs(refs: Vec<String>) -> Result<Vec<String>, ApiError> {
 /// A decision some of whose facts could not be decided is the client's
 /// mistake (an unknown id, a fact no longer waiting): 422 with the first
 /// reason, after the others have been applied.
-fn decided(report: Result<InboxReport, ApiError>) -> Result<Json<InboxReport>, ApiError> {
-    let report = report?;
+fn decided(report: InboxReport) -> Result<Json<InboxReport>, ApiError> {
     match report.refused.first() {
         Some(first) if report.approved.is_empty() && report.rejected.is_empty() => {
             Err(ApiError::new(
@@ -150,14 +146,4 @@ fn decided(report: Result<InboxReport, ApiError>) -> Result<Json<InboxReport>, A
         }
         _ => Ok(Json(report)),
     }
-}
-
-async fn blocking<T: Send + 'static>(
-    app: &Arc<App>,
-    work: impl FnOnce(&knower_service::Service) -> Result<T, knower_service::Error> + Send + 'static,
-) -> Result<T, ApiError> {
-    let service = app.service.clone();
-    knower_service::blocking(move || work(&service))
-        .await
-        .map_err(ApiError::from)
 }

@@ -73,9 +73,7 @@ pub async fn log(
     Query(query): Query<LogQuery>,
 ) -> Result<Json<Vec<Change>>, ApiError> {
     let service = app.service.clone();
-    let history = tokio::task::spawn_blocking(move || service.journal())
-        .await
-        .map_err(|e| ApiError::internal(e.to_string()))??;
+    let history = knower_service::blocking(move || service.journal()).await?;
     let before = query.before.unwrap_or(u64::MAX);
     Ok(Json(
         history
@@ -109,8 +107,6 @@ pub async fn undo(
     let service = app.service.clone();
     let author = Author::new("user", "from the web UI");
     let record =
-        tokio::task::spawn_blocking(move || service.undo(request.id, &author, request.force))
-            .await
-            .map_err(|e| ApiError::internal(e.to_string()))??;
+        knower_service::blocking(move || service.undo(request.id, &author, request.force)).await?;
     Ok(Json(record.map(Change::from)))
 }

@@ -14,17 +14,13 @@ use crate::error::ApiError;
 
 pub async fn overview(State(app): State<Arc<App>>) -> Result<Json<Overview>, ApiError> {
     let service = app.service.clone();
-    let overview = tokio::task::spawn_blocking(move || service.knowledge())
-        .await
-        .map_err(|e| ApiError::internal(e.to_string()))??;
+    let overview = knower_service::blocking(move || service.knowledge()).await?;
     Ok(Json(overview))
 }
 
 /// Deletes `knowledge/digest.md` as the user (journaled, undoable).
 pub async fn delete_digest(State(app): State<Arc<App>>) -> Result<Json<Value>, ApiError> {
     let service = app.service.clone();
-    let deleted = tokio::task::spawn_blocking(move || service.delete_digest("user"))
-        .await
-        .map_err(|e| ApiError::internal(e.to_string()))??;
+    let deleted = knower_service::blocking(move || service.delete_digest("user")).await?;
     Ok(Json(json!({"deleted": deleted})))
 }

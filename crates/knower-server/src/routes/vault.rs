@@ -117,10 +117,9 @@ pub async fn health(State(app): State<Arc<App>>) -> Json<Value> {
     let (queued, running) = app.service.queue_depth();
     // Reads the index from disk: not on the event loop.
     let service = app.service.clone();
-    let index = tokio::task::spawn_blocking(move || service.index_status().ok())
+    let index = knower_service::blocking(move || service.index_status())
         .await
-        .ok()
-        .flatten();
+        .ok();
     Json(json!({
         "status": "ok",
         "version": env!("CARGO_PKG_VERSION"),

@@ -2,13 +2,18 @@
 //! inbox, ask a question or search — the one place that decides how an
 //! update runs.
 
+mod chat;
+mod garden;
+
+pub use chat::ChatOutcome;
+
 use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use knower_agents::{Agents, Answer, INBOX, InboxItem, Payload, Prompt};
-use knower_chat::{Chat, Exchange};
-use knower_garden::{Cycle, Garden, Progress, RunOptions};
+use knower_chat::Chat;
+use knower_garden::Garden;
 use knower_graph::Graph;
 use knower_index::{Index, Mode, Results, SearchOptions};
 use knower_vault::{INTERNAL_DIR, Vault};
@@ -114,7 +119,7 @@ impl Service {
         follow_vault(&vault, &service.events);
         let worker = worker::spawn(queue, agents, vault);
         let stopping = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        schedule_garden(&service, stopping.clone());
+        garden::schedule_garden(&service, stopping.clone());
         Ok(Serving {
             service,
             worker,
@@ -287,39 +292,6 @@ impl Service {
         prompts(&self.vault)
     }
 
-    /// The chat (its history, its artifacts, corrections).
-    pub fn chat(&self) -> &Chat {
-        &self.chat
-    }
-
-    /// One chat exchange: the answer's pieces go to `on_text` as they
-    /// arrive (`cancel` stops it); what the user asked to remember ("remember
-    /// that …") is sent as an update, through the queue when a server runs.
-    pub async fn chat_exchange(
-        self: &Arc<Self>,
-        session: String,
-        message: String,
-        cancel: Arc<std::sync::atomic::AtomicBool>,
-        mut on_text: impl FnMut(&str) + Send + 'static,
-    ) -> Result<ChatOutcome> {
-        let service = self.clone();
-        let exchange = blocking(move || {
-            service
-                .chat
-                .exchange(&session, &message, &cancel, &mut on_text)
-                .map_err(Error::from)
-        })
-        .await?;
-        let update = match &exchange.remember {
-            Some(text) => Some(
-                self.update(Payload::text(text.clone()), Wait::Accepted)
-                    .await?,
-            ),
-            None => None,
-        };
-        Ok(ChatOutcome { exchange, update })
-    }
-
     /// Harvests the conversations at `paths` into `knowledge/` (a dry run
     /// unless `options.apply`), with the model when one is configured.
     /// `progress` hears (done, total) conversations.
@@ -348,26 +320,6 @@ impl Service {
     /// block reaches any agent until the next harvest makes it again.
     pub fn delete_digest(&self, actor: &str) -> Result<bool> {
         Ok(knower_harvest::delete_digest(&self.vault, actor)?)
-    }
-
-    /// The gardener: its topics, the review, the figures (reads and
-    /// decisions are quick; a cycle goes through [`Service::garden_run`]).
-    pub fn garden(&self) -> &Garden {
-        &self.garden
-    }
-
-    /// Runs a garden cycle now (or finishes an interrupted one), announcing
-    /// its progress on [`Service::events`] and to `progress`. One cycle at a
-    /// time per vault, across processes: another one running is
-    /// [`Kind::Unavailable`](crate::Kind).
-    pub async fn garden_run(
-        &self,
-        options: RunOptions,
-        progress: impl FnMut(&Progress) + Send + 'static,
-    ) -> Result<Cycle> {
-        let garden = self.garden.clone();
-        let events = self.events.clone();
-        blocking(move || run_garden(&garden, &events, options, progress)).await
     }
 
     /// How long this service has run.
@@ -571,111 +523,6 @@ pub fn prompts(vault: &Vault) -> Vec<Prompt> {
     prompts.extend(knower_chat::prompts(vault));
     prompts.extend(knower_garden::prompts(vault));
     prompts
-}
-
-/// One garden cycle, its progress announced as `garden_progress` events
-/// and its new facts as `garden_candidates`.
-fn run_garden(
-    garden: &Garden,
-    events: &Events,
-    options: RunOptions,
-    mut progress: impl FnMut(&Progress),
-) -> Result<Cycle> {
-    let cycle = garden.run(options, &mut |p| {
-        if let Progress::Candidates {
-            topic,
-            added,
-            disputed,
-        } = &p
-            && !added.is_empty()
-        {
-            events.emit(
-                "garden_candidates",
-                json!({"topic": topic, "added": added, "disputed": disputed}),
-            );
-        }
-        // A provider, feed or page that failed is said at once, not only
-        // in the cycle's report.
-        let failed = match &p {
-            Progress::Searched {
-                topic,
-                query,
-                error: Some(error),
-                ..
-            } => Some(json!({"topic": topic, "search": query, "error": error})),
-            Progress::FeedRead {
-                topic,
-                url,
-                error: Some(error),
-                ..
-            }
-            | Progress::Fetched {
-                topic,
-                url,
-                error: Some(error),
-            } => Some(json!({"topic": topic, "url": url, "error": error})),
-            _ => None,
-        };
-        if let Some(failed) = failed {
-            events.emit("garden_error", failed);
-        }
-        events.emit("garden_progress", &p);
-        progress(&p);
-    })?;
-    events.emit(
-        "garden_cycle",
-        json!({
-            "id": cycle.id, "added": cycle.added(), "searches": cycle.searches.len(),
-            "fetches": cycle.fetches.len(), "next_wake": cycle.next_wake,
-        }),
-    );
-    Ok(cycle)
-}
-
-/// How often the schedule looks whether a cycle is due.
-const GARDEN_TICK: Duration = Duration::from_secs(30);
-
-/// The gardener's schedule in a serving process: a cycle whenever one is
-/// due (the next wake time is on disk, so a restart neither skips nor
-/// repeats one; an interrupted cycle is due at once).
-fn schedule_garden(service: &Arc<Service>, stopping: Arc<std::sync::atomic::AtomicBool>) {
-    let garden = service.garden.clone();
-    let events = service.events.clone();
-    let _ = std::thread::Builder::new()
-        .name("knower-garden".into())
-        .spawn(move || {
-            use std::sync::atomic::Ordering;
-            let tick = std::env::var("KNOWER_GARDEN_TICK_MS")
-                .ok()
-                .and_then(|ms| ms.parse().ok())
-                .map_or(GARDEN_TICK, Duration::from_millis);
-            while !stopping.load(Ordering::SeqCst) {
-                if garden.due() {
-                    let options = RunOptions {
-                        scheduled: true,
-                        ..RunOptions::default()
-                    };
-                    match run_garden(&garden, &events, options, |_| {}) {
-                        // Another process (`knower garden run`) has it.
-                        Ok(_) | Err(Error::Garden(knower_garden::GardenError::Busy)) => {}
-                        Err(e) => events.emit("garden_error", json!({"error": e.to_string()})),
-                    }
-                }
-                let deadline = Instant::now() + tick;
-                while Instant::now() < deadline && !stopping.load(Ordering::SeqCst) {
-                    std::thread::sleep(Duration::from_millis(200));
-                }
-            }
-        });
-}
-
-/// A chat exchange, and the update its "remember that …" became.
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct ChatOutcome {
-    #[serde(flatten)]
-    pub exchange: Exchange,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub update: Option<Update>,
 }
 
 /// Runs blocking work (the agents, the index, the vault) off the event
