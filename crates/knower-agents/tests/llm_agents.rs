@@ -5,8 +5,7 @@ mod support;
 
 use knower_agents::{Attachment, Outcome, Payload, Settings, Stop};
 use knower_index::Mode;
-use knower_llm::Protocol;
-use knower_llm::scripted::{ScriptedServer, Step, anthropic, openai};
+use knower_testkit::llm::{Protocol, ScriptedServer, Step, anthropic, openai};
 use serde_json::json;
 use support::Fixture;
 

@@ -1,8 +1,8 @@
 //! The offline engine end to end on a fixture vault.
 
-#[path = "../../knower-index/tests/support/mod.rs"]
-mod model;
 mod support;
+
+use knower_testkit::model;
 
 use knower_agents::{Attachment, Kind, Outcome, Payload};
 use knower_index::Mode;

@@ -218,34 +218,13 @@ fn scratch() -> Result<tempfile::TempDir, String> {
 fn fixture(dir: &Path, fixture: &Path) -> Result<(Arc<Vault>, Arc<Index>), String> {
     let author = Author::new("test", "routing fixture");
     let (vault, _) = Vault::init(dir, &author).map_err(|e| e.to_string())?;
-    let mut files = Vec::new();
-    walk(fixture, &mut files)?;
-    files.sort();
-    for path in files {
-        let rel = path
-            .strip_prefix(fixture)
-            .unwrap()
-            .to_string_lossy()
-            .into_owned();
-        let text = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
+    for (path, text) in knower_testkit::files::texts(fixture) {
         vault
-            .write(&rel, &text, &author)
+            .write(&path, &text, &author)
             .map_err(|e| e.to_string())?;
     }
     let vault = Arc::new(vault);
     let index = Index::open(vault.clone()).map_err(|e| e.to_string())?;
     index.catch_up(&mut |_, _| {}).map_err(|e| e.to_string())?;
     Ok((vault, index))
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
-    for entry in std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))? {
-        let path = entry.map_err(|e| e.to_string())?.path();
-        if path.is_dir() {
-            walk(&path, out)?;
-        } else {
-            out.push(path);
-        }
-    }
-    Ok(())
 }

@@ -122,35 +122,15 @@ fn fixture_of(file: &str) -> std::path::PathBuf {
 fn fixture_vault(dir: &Path, root: &Path) -> Result<(Arc<Vault>, Arc<Index>), String> {
     let author = Author::new("bench", "routing fixture");
     let (vault, _) = Vault::init(dir, &author).map_err(|e| e.to_string())?;
-    for entry in walk(root)? {
-        let rel = entry
-            .strip_prefix(root)
-            .unwrap()
-            .to_string_lossy()
-            .into_owned();
-        let text = std::fs::read_to_string(&entry).map_err(|e| e.to_string())?;
+    for (path, text) in knower_testkit::files::texts(root) {
         vault
-            .write(&rel, &text, &author)
+            .write(&path, &text, &author)
             .map_err(|e| e.to_string())?;
     }
     let vault = Arc::new(vault);
     let index = Index::open(vault.clone()).map_err(|e| e.to_string())?;
     index.catch_up(&mut |_, _| {}).map_err(|e| e.to_string())?;
     Ok((vault, index))
-}
-
-fn walk(dir: &Path) -> Result<Vec<std::path::PathBuf>, String> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).map_err(|e| e.to_string())? {
-        let path = entry.map_err(|e| e.to_string())?.path();
-        if path.is_dir() {
-            out.extend(walk(&path)?);
-        } else {
-            out.push(path);
-        }
-    }
-    out.sort();
-    Ok(out)
 }
 
 /// The moment every routing run files at. Filed lines carry their date and

@@ -23,11 +23,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use knower_garden::model::{Fact, Topic};
-use knower_garden::scripted::{Answer, BRAVE_PATH, Listed, ScriptedWeb};
 use knower_garden::{Garden, NewTopic, Provider, RunOptions, Settings, Status};
 use knower_index::{Index, Mode, SearchOptions};
-use knower_llm::scripted::{ScriptedServer, Step, openai};
-use knower_llm::{Llm, LlmConfig, Protocol};
+use knower_llm::{Llm, LlmConfig};
+use knower_testkit::llm::{Protocol, ScriptedServer, Step, openai};
+use knower_testkit::web::{Answer, BRAVE_PATH, Listed, ScriptedWeb};
 use knower_vault::{Author, Vault};
 use serde::Deserialize;
 use serde_json::Value;
@@ -347,7 +347,7 @@ pub(crate) fn days_on(
 }
 
 /// The last message of a chat request the scripted model is sent.
-pub(crate) fn last_message(request: &knower_llm::scripted::Recorded) -> String {
+pub(crate) fn last_message(request: &knower_testkit::llm::Recorded) -> String {
     request.body["messages"]
         .as_array()
         .and_then(|m| m.last())

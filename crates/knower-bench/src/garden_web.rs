@@ -22,10 +22,10 @@ use std::path::Path;
 use std::sync::Arc;
 
 use knower_garden::claims;
-use knower_garden::scripted::{Answer, Listed, ScriptedWeb};
 use knower_garden::{NewTopic, RunOptions, Settings, Status, Topic};
-use knower_llm::scripted::{ScriptedServer, Step, openai};
-use knower_llm::{Llm, LlmConfig, Protocol};
+use knower_llm::{Llm, LlmConfig};
+use knower_testkit::llm::{Protocol, ScriptedServer, Step, openai};
+use knower_testkit::web::{Answer, Listed, ScriptedWeb};
 use knower_vault::{Author, Vault};
 use serde::Deserialize;
 

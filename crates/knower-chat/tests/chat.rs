@@ -11,8 +11,8 @@ use std::time::Duration;
 use knower_agents::{Agents, Engine, Settings as AgentSettings};
 use knower_chat::{Change, Chat, Kind, Settings, Status};
 use knower_index::Index;
-use knower_llm::scripted::{ScriptedServer, Step, anthropic, openai};
-use knower_llm::{Llm, LlmConfig, Protocol};
+use knower_llm::{Llm, LlmConfig};
+use knower_testkit::llm::{Protocol, ScriptedServer, Step, anthropic, openai};
 use knower_vault::{Author, Vault};
 use serde_json::{Value, json};
 

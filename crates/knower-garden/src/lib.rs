@@ -21,7 +21,6 @@ pub mod outbox;
 pub mod reach;
 pub mod readable;
 pub mod review;
-pub mod scripted;
 pub mod search;
 pub mod settings;
 pub mod snapshot;

@@ -6,11 +6,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use knower_garden::model::{SOURCES, TOPICS};
-use knower_garden::scripted::{Answer, BRAVE_PATH, Listed, ScriptedWeb, article, tokio_site};
 use knower_garden::store::{
     self, ACTIVITY, ALERTS, APPROVALS, DIGEST, REJECTIONS, REQUESTS, SNAPSHOTS,
 };
 use knower_garden::{Garden, NewTopic, Provider, RunOptions, Settings, Status};
+use knower_testkit::web::{Answer, BRAVE_PATH, Listed, ScriptedWeb, article, tokio_site};
 use knower_vault::{Author, Vault};
 
 fn new_vault() -> (tempfile::TempDir, Arc<Vault>) {
@@ -739,8 +739,8 @@ fn contradictions_are_disputed_with_both_sides_and_the_week_is_summarised() {
 
 #[test]
 fn a_models_extraction_is_validated_and_its_judgement_used() {
-    use knower_llm::scripted::{ScriptedServer, Step, openai};
-    use knower_llm::{Llm, LlmConfig, Protocol};
+    use knower_llm::{Llm, LlmConfig};
+    use knower_testkit::llm::{Protocol, ScriptedServer, Step, openai};
     let (_dir, vault) = new_vault();
     let web = ScriptedWeb::start();
     web.page("/a", Answer::html(&article("Tokio 1.40", &["Tokio 1.40 shipped in September 2024 — the changelog lists runtime metrics and more."])));

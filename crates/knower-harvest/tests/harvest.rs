@@ -11,8 +11,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use knower_harvest::{Class, Format, Harvester, Ledger, Options, Status, formats};
-use knower_llm::scripted::{ScriptedServer, Step, openai};
-use knower_llm::{Llm, LlmConfig, Protocol};
+use knower_llm::{Llm, LlmConfig};
+use knower_testkit::files::walk;
+use knower_testkit::llm::{Protocol, ScriptedServer, Step, openai};
 use knower_vault::{Author, Vault};
 use serde_json::json;
 
@@ -67,30 +68,16 @@ impl Fixture {
 }
 
 fn copy_dir(from: &Path, to: &Path) {
-    for entry in walkdir(from) {
+    for entry in walk(from) {
         let target = to.join(entry.strip_prefix(from).unwrap());
         std::fs::create_dir_all(target.parent().unwrap()).unwrap();
         std::fs::copy(&entry, &target).unwrap();
     }
 }
 
-fn walkdir(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            out.extend(walkdir(&path));
-        } else {
-            out.push(path);
-        }
-    }
-    out.sort();
-    out
-}
-
 /// Every file below `dir` (the vault's `.knower/` left out) with its bytes.
 fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    walkdir(dir)
+    walk(dir)
         .into_iter()
         .filter(|p| !p.components().any(|c| c.as_os_str() == ".knower"))
         .map(|p| {
@@ -249,7 +236,7 @@ fn a_line_that_is_not_utf8_costs_that_line_not_the_transcript() {
 fn reclaim_keeps_a_source_whose_records_were_not_all_read() {
     let fx = Fixture::new();
     let code = fx.sources.join("claude-code");
-    let transcript = walkdir(&code).remove(0);
+    let transcript = walk(&code).remove(0);
     std::fs::write(&transcript, transcript_with_a_damaged_line()).unwrap();
     let report = fx
         .offline()
@@ -525,7 +512,7 @@ fn invalid_json_is_retried_once_with_the_suffix_then_kept_as_failed() {
     assert_eq!(entry.status, Status::HarvestFailed);
     assert!(entry.error.unwrap().contains("invalid"));
     assert!(report.reclaimed.is_empty());
-    assert_eq!(walkdir(&code).len(), 1, "the source is kept");
+    assert_eq!(walk(&code).len(), 1, "the source is kept");
 
     // A model that cannot be reached: the same.
     drop(server);
@@ -673,7 +660,7 @@ fn a_write_that_fails_stops_the_run_and_reclaims_nothing() {
         &mut none,
     );
     assert!(result.is_err());
-    assert_eq!(walkdir(&fx.sources).len(), 4, "every source is kept");
+    assert_eq!(walk(&fx.sources).len(), 4, "every source is kept");
 }
 
 #[test]

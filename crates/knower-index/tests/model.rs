@@ -1,10 +1,10 @@
 //! The model loader on the real all-MiniLM-L6-v2 files, and on folders that
 //! are missing or broken.
 
-#[path = "support/cross_encoder.rs"]
-mod cross_encoder;
-use support as models;
 mod support;
+
+use knower_testkit::cross_encoder;
+use knower_testkit::model::{model_dir, mpnet_dir};
 
 use std::path::Path;
 
@@ -17,7 +17,7 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
 
 #[test]
 fn the_real_model_embeds_meaningfully() {
-    let files = embed::locate(support::model_dir().to_str().unwrap()).unwrap();
+    let files = embed::locate(model_dir().to_str().unwrap()).unwrap();
     let embedder = Embedder::load(&files).unwrap();
     assert_eq!(embedder.dims, 384);
     let texts = [
@@ -43,7 +43,7 @@ fn the_real_model_embeds_meaningfully() {
     assert_eq!(embedder.token_counts(&[texts[4]]).unwrap(), vec![256]);
     // The same files give the same fingerprint; vectors are keyed by it.
     assert_eq!(
-        embed::locate(support::model_dir().to_str().unwrap())
+        embed::locate(model_dir().to_str().unwrap())
             .unwrap()
             .fingerprint,
         files.fingerprint
@@ -56,7 +56,7 @@ fn the_real_model_embeds_meaningfully() {
 /// gave for the same model, mean-pooled and normalised.
 #[test]
 fn the_encoder_gives_the_reference_vectors() {
-    let files = embed::locate(support::model_dir().to_str().unwrap()).unwrap();
+    let files = embed::locate(model_dir().to_str().unwrap()).unwrap();
     let embedder = Embedder::load(&files).unwrap();
     let reference: [(&str, [f32; 6]); 3] = [
         (
@@ -113,7 +113,7 @@ fn the_encoder_gives_the_reference_vectors() {
 /// first six dimensions of each normalised vector.
 #[test]
 fn an_mpnet_model_gives_the_reference_vectors() {
-    let files = embed::locate(support::mpnet_dir().to_str().unwrap()).unwrap();
+    let files = embed::locate(mpnet_dir().to_str().unwrap()).unwrap();
     let embedder = Embedder::load(&files).unwrap();
     assert_eq!(embedder.dims, 768);
     let long = "a very long passage about gardening and tomatoes ".repeat(60);
@@ -166,7 +166,7 @@ fn an_mpnet_model_gives_the_reference_vectors() {
 fn copy_model(to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for file in MODEL_FILES {
-        std::fs::copy(support::model_dir().join(file), to.join(file)).unwrap();
+        std::fs::copy(model_dir().join(file), to.join(file)).unwrap();
     }
 }
 
@@ -262,7 +262,7 @@ fn missing_or_broken_model_folders_are_clear_errors() {
 /// pools by the first token (bge, arctic-embed) is pooled so.
 #[test]
 fn a_folder_s_prompts_and_pooling_are_followed() {
-    let plain_files = embed::locate(support::model_dir().to_str().unwrap()).unwrap();
+    let plain_files = embed::locate(model_dir().to_str().unwrap()).unwrap();
     let plain = Embedder::load(&plain_files).unwrap();
     let one = |e: &Embedder, text: &str| e.embed(&[text]).unwrap().remove(0);
     let text = "A young cat naps on the couch.";
@@ -362,7 +362,7 @@ fn a_cross_encoder_gives_the_reference_scores() {
 #[test]
 fn an_embedding_model_is_no_cross_encoder() {
     use knower_index::rerank::CrossEncoder;
-    let files = embed::locate(support::model_dir().to_str().unwrap()).unwrap();
+    let files = embed::locate(model_dir().to_str().unwrap()).unwrap();
     let e = CrossEncoder::load(&files)
         .err()
         .expect("refused")
@@ -417,7 +417,7 @@ fn a_cross_encoder_orders_the_candidates_it_judges() {
         assert!(pair[0].score >= pair[1].score, "best first");
     }
     for c in judged {
-        let want = cross_encoder::probability(&encoder, query, (&c.title, &c.heading, &c.text));
+        let want = support::probability(&encoder, query, (&c.title, &c.heading, &c.text));
         assert!(
             (c.score - want).abs() < 1e-5,
             "{}: {} against {want}",

@@ -2,10 +2,10 @@
 //! fixture, query syntax, scope, freshness through the write pipeline,
 //! recovery from a corrupt index, and semantic search with the real model.
 
-#[path = "support/cross_encoder.rs"]
-mod cross_encoder;
-use support as models;
 mod support;
+
+use knower_testkit::cross_encoder;
+use knower_testkit::model::model_dir;
 
 use std::sync::Arc;
 
@@ -640,7 +640,7 @@ fn without_a_model_deep_search_uses_keywords_and_says_so_once() {
 
 #[test]
 fn deep_search_finds_meaning_and_explains_itself() {
-    let model = support::model_dir();
+    let model = model_dir();
     let (_d, vault, index) = fixture(model.to_str().unwrap());
     let embedded = index.embed_pending(&mut |_, _| {}).unwrap();
     assert!(embedded >= 5);
@@ -728,7 +728,7 @@ fn deep_search_finds_meaning_and_explains_itself() {
 
 #[test]
 fn the_background_embedder_follows_changes() {
-    let model = support::model_dir();
+    let model = model_dir();
     let (_d, vault, index) = fixture(model.to_str().unwrap());
     let _embedder = index.spawn_embedder();
     vault
@@ -774,7 +774,7 @@ impl knower_index::Rerank for SofaFirst {
 
 #[test]
 fn a_reranker_has_the_last_word_in_deep_mode() {
-    let model = support::model_dir();
+    let model = model_dir();
     let (_d, _v, index) = fixture(model.to_str().unwrap());
     index.embed_pending(&mut |_, _| {}).unwrap();
     let deep = SearchOptions {
@@ -806,7 +806,7 @@ fn similarity_embeds_only_the_files_it_is_asked_about() {
         Err(Error::NoModel(_))
     ));
 
-    let model = support::model_dir();
+    let model = model_dir();
     let (_dir, _vault, index) = fixture(model.to_str().unwrap());
     assert!(index.model_at_hand());
     let all = index.status().unwrap().vectors_pending.unwrap();
@@ -842,7 +842,7 @@ fn similarity_to_texts_compares_short_texts_outside_the_index() {
         Err(Error::NoModel(_))
     ));
 
-    let model = support::model_dir();
+    let model = model_dir();
     let (_dir, vault, index) = fixture(model.to_str().unwrap());
     let all = index.status().unwrap().vectors_pending.unwrap();
     let texts = [
@@ -883,7 +883,7 @@ fn similarity_to_texts_compares_short_texts_outside_the_index() {
 #[test]
 fn a_configured_cross_encoder_reranks_deep_search() {
     use knower_index::rerank::CrossEncoder;
-    let model = support::model_dir();
+    let model = model_dir();
     let reranker = cross_encoder::cross_encoder_dir();
     let (_d, vault, index) = fixture(model.to_str().unwrap());
     index.embed_pending(&mut |_, _| {}).unwrap();
@@ -917,7 +917,7 @@ fn a_configured_cross_encoder_reranks_deep_search() {
             .unwrap();
     for hit in &reranked.hits {
         let passage = (hit.title.as_str(), hit.heading.as_str(), hit.text.as_str());
-        let want = cross_encoder::probability(&encoder, query, passage);
+        let want = support::probability(&encoder, query, passage);
         assert!(
             (hit.score - want).abs() < 1e-5,
             "{}: {} against {want}",

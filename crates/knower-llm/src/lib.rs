@@ -7,12 +7,10 @@
 //!
 //! The wire protocols are genai's; this crate decides *which* endpoint, how
 //! long to wait, when to retry, and what counts as valid output.
-//! [`scripted`] is a loopback server speaking both protocols, for tests.
 
 mod client;
 mod config;
 mod error;
-pub mod scripted;
 mod structured;
 
 pub use client::{Llm, Reply, Streamed, Usage, error_chain, install_tls_provider};

@@ -4,8 +4,8 @@
 use std::time::{Duration, Instant};
 
 use knower_llm::chat::{Binary, ChatMessage, ChatRequest, ContentPart, Tool};
-use knower_llm::scripted::{ScriptedServer, Step, anthropic, openai};
-use knower_llm::{Llm, LlmConfig, LlmError, Protocol, structured};
+use knower_llm::{Llm, LlmConfig, LlmError, structured};
+use knower_testkit::llm::{Protocol, ScriptedServer, Step, anthropic, openai};
 use serde_json::{Value, json};
 
 fn llm(server: &ScriptedServer, retries: u32, timeout_secs: f64) -> Llm {

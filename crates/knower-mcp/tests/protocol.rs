@@ -9,51 +9,15 @@ use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 mod support;
-use support::{Client, Fixture, Watching, session, session_with};
+use support::{Fixture, Watching, session, session_with};
 
+use knower_testkit::mcp::{ok, refused};
 use rmcp::ClientServiceExt;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ProtocolVersion, ReadResourceRequestParams,
-    SubscribeRequestParams, SubscriptionFilter,
+    CallToolRequestParams, ProtocolVersion, ReadResourceRequestParams, SubscribeRequestParams,
+    SubscriptionFilter,
 };
 use serde_json::{Value, json};
-
-async fn call(client: &Client, tool: &str, arguments: Value) -> CallToolResult {
-    let Value::Object(arguments) = arguments else {
-        panic!("arguments are an object")
-    };
-    client
-        .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(arguments))
-        .await
-        .unwrap_or_else(|e| panic!("{tool}: {e}"))
-}
-
-/// A successful call's structured result.
-async fn ok(client: &Client, tool: &str, arguments: Value) -> Value {
-    let result = call(client, tool, arguments.clone()).await;
-    assert_ne!(
-        result.is_error,
-        Some(true),
-        "{tool} {arguments} failed: {:?}",
-        result.content
-    );
-    result.structured_content.unwrap_or(Value::Null)
-}
-
-/// A refused call's message.
-async fn refused(client: &Client, tool: &str, arguments: Value) -> String {
-    let result = call(client, tool, arguments.clone()).await;
-    assert_eq!(
-        result.is_error,
-        Some(true),
-        "{tool} {arguments} should fail: {:?}",
-        result.structured_content
-    );
-    serde_json::to_value(&result.content).unwrap()[0]["text"]
-        .as_str()
-        .unwrap()
-        .to_string()
-}
 
 fn names(entities: &Value) -> BTreeSet<String> {
     entities
@@ -742,7 +706,7 @@ async fn chat_answers_records_what_it_concluded_and_continues_a_session() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_garden_is_tended_by_a_model_on_the_users_word() {
     use knower_garden::RunOptions;
-    use knower_garden::scripted::{ScriptedWeb, tokio_site};
+    use knower_testkit::web::{ScriptedWeb, tokio_site};
     let web = ScriptedWeb::start();
     tokio_site(&web);
     let (fx, client) = session_with(Some(&format!(

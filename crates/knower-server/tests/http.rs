@@ -976,7 +976,7 @@ fn a_chat_reply_streams_as_server_sent_events_and_artifacts_can_be_corrected() {
 
 #[test]
 fn the_garden_is_listed_run_and_decided_over_http() {
-    use knower_garden::scripted::{ScriptedWeb, tokio_site};
+    use knower_testkit::web::{ScriptedWeb, tokio_site};
     let web = ScriptedWeb::start();
     tokio_site(&web);
     let server = serve_with(

@@ -4,8 +4,7 @@
 
 use std::path::Path;
 
-use knower_llm::Protocol;
-use knower_llm::scripted::{ScriptedServer, Step, openai};
+use knower_testkit::llm::{Protocol, ScriptedServer, Step, openai};
 use serde_json::{Value, json};
 
 mod support;

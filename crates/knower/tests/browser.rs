@@ -11,9 +11,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
 mod support;
+use knower_testkit::process::free_port;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
-use support::{free_port, knower, serve, two_projects as fixture};
+use support::{knower, serve, two_projects as fixture};
 
 use fantoccini::actions::{InputSource, KeyAction, KeyActions};
 use fantoccini::{Client, ClientBuilder, Locator};
@@ -1073,14 +1074,14 @@ fn the_chat_view_streams_a_reply_shows_what_it_concluded_and_corrects_it() {
 /// A vault whose topic has a confirmed fact, a newer page contradicting
 /// it, and candidates (one with markup in its text), made by two cycles a
 /// week apart against a scripted web.
-fn garden_fixture() -> (tempfile::TempDir, knower_garden::scripted::ScriptedWeb) {
-    use knower_garden::scripted::{Answer, BRAVE_PATH, Listed, ScriptedWeb};
+fn garden_fixture() -> (tempfile::TempDir, knower_testkit::web::ScriptedWeb) {
     use knower_garden::{Garden, NewTopic, Provider, RunOptions, Settings};
+    use knower_testkit::web::{Answer, BRAVE_PATH, Listed, ScriptedWeb};
     let dir = fixture();
     let vault = std::sync::Arc::new(knower_vault::Vault::open(dir.path()).unwrap());
     let web = ScriptedWeb::start();
     let page =
-        |title: &str, text: &str| Answer::html(&knower_garden::scripted::article(title, &[text]));
+        |title: &str, text: &str| Answer::html(&knower_testkit::web::article(title, &[text]));
     web.page(
         "/a",
         page(

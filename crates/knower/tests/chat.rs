@@ -12,8 +12,7 @@ mod support;
 use support::{knower, knower_command, run};
 
 use expectrl::{ControlCode, Expect, Session};
-use knower_llm::Protocol;
-use knower_llm::scripted::{ScriptedServer, Step, openai};
+use knower_testkit::llm::{Protocol, ScriptedServer, Step, openai};
 use serde_json::{Value, json};
 
 fn pty(vault: &Path, args: &[&str], env: &[(&str, String)]) -> expectrl::session::OsSession {

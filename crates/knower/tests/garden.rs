@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 mod support;
 use support::{knower, knower_command, knower_fails, knower_json};
 
-use knower_garden::scripted::{Answer, BRAVE_PATH, Listed, ScriptedWeb, article, tokio_site};
+use knower_testkit::web::{Answer, BRAVE_PATH, Listed, ScriptedWeb, article, tokio_site};
 use serde_json::Value;
 
 /// Three topics with more to search and read than one cycle may: each

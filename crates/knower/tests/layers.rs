@@ -18,6 +18,8 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[(&str, u8)] = &[
     ("knower-vault", 0),
     ("knower-llm", 0),
+    // What the tests share; it depends on no Knower crate.
+    ("knower-testkit", 0),
     ("knower-index", 1),
     ("knower-agents", 2),
     ("knower-graph", 3),

@@ -9,15 +9,12 @@ use std::path::Path;
 use std::process::{Child, Stdio};
 
 mod support;
-#[path = "../../knower-mcp/tests/support/watching.rs"]
-mod watching;
+use knower_testkit::mcp::Watching;
 use std::time::{Duration, Instant};
 use support::{knower, knower_command, serve};
-use watching::Watching;
 
-use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ReadResourceRequestParams, SubscribeRequestParams,
-};
+use knower_testkit::mcp::{ok, refused};
+use rmcp::model::{CallToolRequestParams, ReadResourceRequestParams, SubscribeRequestParams};
 use rmcp::service::RunningService;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
@@ -47,43 +44,6 @@ async fn connect(vault: &Path, handler: Watching) -> Client {
         .serve(TokioChildProcess::new(command).unwrap())
         .await
         .expect("the MCP session starts")
-}
-
-async fn call(client: &Client, tool: &str, arguments: Value) -> CallToolResult {
-    let Value::Object(arguments) = arguments else {
-        panic!("arguments are an object")
-    };
-    client
-        .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(arguments))
-        .await
-        .unwrap_or_else(|e| panic!("{tool}: {e}"))
-}
-
-/// A successful call's structured result.
-async fn ok(client: &Client, tool: &str, arguments: Value) -> Value {
-    let result = call(client, tool, arguments.clone()).await;
-    assert_ne!(
-        result.is_error,
-        Some(true),
-        "{tool} {arguments} failed: {:?}",
-        result.content
-    );
-    result.structured_content.unwrap_or(Value::Null)
-}
-
-/// A refused call's message.
-async fn refused(client: &Client, tool: &str, arguments: Value) -> String {
-    let result = call(client, tool, arguments.clone()).await;
-    assert_eq!(
-        result.is_error,
-        Some(true),
-        "{tool} {arguments} should fail: {:?}",
-        result.structured_content
-    );
-    serde_json::to_value(&result.content).unwrap()[0]["text"]
-        .as_str()
-        .unwrap()
-        .to_string()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

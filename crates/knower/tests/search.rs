@@ -2,12 +2,9 @@
 //! vault, and the first-use download of the model from a Hugging Face hub
 //! (a scripted one on 127.0.0.1 that speaks the hub's protocol).
 
-#[path = "../../knower-index/tests/support/cross_encoder.rs"]
-mod cross_encoder;
-use model as models;
-#[path = "../../knower-index/tests/support/mod.rs"]
-mod model;
 mod support;
+use knower_testkit::files::walk;
+use knower_testkit::{cross_encoder, model};
 use support::{run as run_with, succeed};
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -387,19 +384,6 @@ fn the_model_is_downloaded_from_the_hub_on_first_use() {
         }
     }
     assert_eq!(cached, 1);
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            out.extend(walk(&path));
-        } else {
-            out.push(path);
-        }
-    }
-    out
 }
 
 #[test]

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 mod support;
+use knower_testkit::files::walk_visible;
 use support::{knower_output as knower, serve};
 
 fn ok(vault: &Path, args: &[&str]) -> String {
@@ -16,12 +17,7 @@ fn ok(vault: &Path, args: &[&str]) -> String {
 /// A loopback address with a free port, for a server started in the
 /// background.
 fn free_addr() -> String {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    format!("127.0.0.1:{port}")
+    format!("127.0.0.1:{}", knower_testkit::process::free_port())
 }
 
 fn runtime() -> tokio::runtime::Runtime {
@@ -172,7 +168,7 @@ fn kill_9_mid_queue_then_restart_runs_every_acknowledged_update_exactly_once() {
         assert_eq!(changelog.matches(&format!("[{id}]")).count(), 1, "{id}");
     }
     let mut texts = String::new();
-    for entry in walk(v) {
+    for entry in walk_visible(v) {
         let name = entry.file_name().unwrap().to_str().unwrap();
         if name.ends_with(".md") && !["changelog.md", "tree.md", "review.md"].contains(&name) {
             texts.push_str(&std::fs::read_to_string(&entry).unwrap());
@@ -182,25 +178,6 @@ fn kill_9_mid_queue_then_restart_runs_every_acknowledged_update_exactly_once() {
         let marker = format!("zq{i:03}x");
         assert_eq!(texts.matches(&marker).count(), 1, "{marker}");
     }
-}
-
-fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path
-            .file_name()
-            .is_some_and(|n| n.to_string_lossy().starts_with('.'))
-        {
-            continue;
-        }
-        if path.is_dir() {
-            out.extend(walk(&path));
-        } else {
-            out.push(path);
-        }
-    }
-    out
 }
 
 #[test]

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use knower_agents::{Agents, Engine, Settings};
 use knower_index::Index;
-use knower_llm::scripted::ScriptedServer;
-use knower_llm::{Llm, LlmConfig, Protocol};
+use knower_llm::{Llm, LlmConfig};
+use knower_testkit::llm::{Protocol, ScriptedServer};
 use knower_vault::{Author, Vault};
 
 pub struct Fixture {

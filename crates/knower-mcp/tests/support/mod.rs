@@ -12,8 +12,7 @@ use knower_vault::{Author, Vault, WatchEvent, Watcher};
 use rmcp::service::RunningService;
 use rmcp::{RoleClient, ServiceExt};
 
-mod watching;
-pub use watching::Watching;
+pub use knower_testkit::mcp::Watching;
 
 pub type Client = RunningService<RoleClient, Watching>;
 

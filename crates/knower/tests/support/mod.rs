@@ -2,10 +2,11 @@
 //! `knower serve` on a port.
 #![allow(dead_code)] // each test file uses its own part
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 
+pub use knower_testkit::process::{run, succeed};
 use serde_json::Value;
 
 /// `knower --vault VAULT`, untouched by the caller's environment.
@@ -22,38 +23,6 @@ pub fn knower_command(vault: &Path) -> Command {
         .env_remove("KNOWER_BRAVE_API_KEY")
         .env_remove("KNOWER_SEARXNG_URL");
     command
-}
-
-/// Runs `command` with `stdin` (text, or bytes that need not be) as its
-/// standard input; its whole output.
-pub fn run(mut command: Command, stdin: impl AsRef<[u8]>) -> Output {
-    let mut child = command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_ref())
-        .unwrap();
-    child.wait_with_output().unwrap()
-}
-
-/// Runs `command` with `stdin`; its standard output, which must be a
-/// success (else the test fails with what it printed).
-pub fn succeed(command: Command, stdin: &str) -> String {
-    let described = format!("{command:?}");
-    let out = run(command, stdin);
-    assert!(
-        out.status.success(),
-        "{described} failed: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 /// Runs `knower` with `stdin`; its output, which must be a success.
@@ -142,12 +111,4 @@ pub fn serve(vault: &Path, addr: &str, token: Option<&str>) -> Served {
             .to_string(),
         child,
     }
-}
-
-pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }

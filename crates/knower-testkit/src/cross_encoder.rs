@@ -1,6 +1,4 @@
-//! A cross-encoder for tests, beside `support/mod.rs`: apart, since it
-//! writes weights with candle, which not every crate that shares that
-//! module depends on. An including test names that module `models`.
+//! A cross-encoder for tests, made from the test embedding model's weights.
 
 use std::path::PathBuf;
 
@@ -11,8 +9,8 @@ use std::path::PathBuf;
 /// held to what `transformers` gives for the same folder
 /// (`crates/knower-bench/reference/cross_encoder.py` builds it alike).
 pub fn cross_encoder_dir() -> PathBuf {
-    let minilm = crate::models::model_dir();
-    crate::models::fetched("minilm-cross-encoder", |target| {
+    let minilm = crate::model::model_dir();
+    crate::model::fetched("minilm-cross-encoder", |target| {
         use candle_core::{Device, Tensor};
         let device = Device::Cpu;
         let weights =
@@ -48,17 +46,4 @@ pub fn cross_encoder_dir() -> PathBuf {
         std::fs::copy(minilm.join("tokenizer.json"), making.join("tokenizer.json")).unwrap();
         std::fs::rename(&making, target.join("minilm-cross-encoder")).unwrap();
     })
-}
-
-/// The probability `encoder` gives a passage (its title, headings and
-/// text, as the rerank stage shows them) of answering `query`.
-#[allow(dead_code)]
-pub fn probability(
-    encoder: &knower_index::rerank::CrossEncoder,
-    query: &str,
-    (title, heading, text): (&str, &str, &str),
-) -> f32 {
-    let passage = knower_index::chunk::embedding_text(title, heading, text);
-    let logit = encoder.scores(query, &[&passage]).unwrap()[0];
-    1.0 / (1.0 + (-logit).exp())
 }

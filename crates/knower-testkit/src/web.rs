@@ -466,7 +466,7 @@ fn searxng(script: &Script, request: &Request, base: &str) -> Value {
 }
 
 fn parse_query(query: &str) -> HashMap<String, String> {
-    reqwest::Url::parse(&format!("http://x/?{query}"))
+    url::Url::parse(&format!("http://x/?{query}"))
         .map(|u| {
             u.query_pairs()
                 .map(|(k, v)| (k.into_owned(), v.into_owned()))

@@ -13,7 +13,15 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::config::Protocol;
+/// The two wire protocols Knower's model client speaks (the same two as
+/// `knower_llm::Protocol`; this crate stands below every Knower crate).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Protocol {
+    /// `POST {base}chat/completions`, bearer key.
+    OpenAiChat,
+    /// `POST {base}messages`, `x-api-key` and `anthropic-version`.
+    AnthropicMessages,
+}
 
 /// One scripted answer.
 #[derive(Clone, Debug)]

