@@ -74,10 +74,16 @@ pub fn write_in(batch: &mut Batch, artifact: &Artifact) -> Result<(), Error> {
 /// words the other has.
 pub fn overlap(a: &str, b: &str) -> f64 {
     let words = |t: &str| -> std::collections::HashSet<String> {
-        t.split(|c: char| !c.is_alphanumeric())
-            .map(str::to_lowercase)
-            .filter(|w| w.len() > 2 && !STOP.contains(&w.as_str()))
-            .collect()
+        // CJK text has no spaces: its pairs of characters are its words.
+        let mut words: std::collections::HashSet<String> =
+            knower_index::analyzer::cjk_words(t).into_iter().collect();
+        words.extend(
+            knower_index::analyzer::without_cjk(t)
+                .split(|c: char| !c.is_alphanumeric())
+                .map(str::to_lowercase)
+                .filter(|w| w.len() > 2 && !STOP.contains(&w.as_str())),
+        );
+        words
     };
     let (a, b) = (words(a), words(b));
     let smaller = a.len().min(b.len());
@@ -92,3 +98,15 @@ const STOP: [&str; 24] = [
     "has", "what", "how", "should", "would", "could", "can", "about", "from", "our", "which",
     "will",
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::overlap;
+
+    #[test]
+    fn summaries_in_cjk_overlap_by_their_pairs_of_characters() {
+        assert!(overlap("東京で新しいカメラを買う", "カメラを買った？") >= 0.5);
+        assert_eq!(overlap("東京で新しいカメラを買う", "大阪の天気"), 0.0);
+        assert!(overlap("Host the wiki on our own server", "the wiki server") >= 0.9);
+    }
+}

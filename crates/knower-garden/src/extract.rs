@@ -64,15 +64,22 @@ pub struct Found {
 }
 
 pub fn content_words(text: &str) -> HashSet<String> {
-    text.split(|c: char| !c.is_alphanumeric() && c != '.')
-        .map(|w| w.trim_matches('.').to_lowercase())
-        .filter(|w| {
-            w.len() > 2
-                && !STOP.contains(&w.as_str())
-                && !MONTHS.contains(&w.as_str())
-                && !w.chars().all(|c| c.is_ascii_digit() || c == '.')
-        })
-        .collect()
+    // CJK text has no spaces: its pairs of characters are its words.
+    let mut words: HashSet<String> = knower_index::analyzer::cjk_words(text)
+        .into_iter()
+        .collect();
+    words.extend(
+        knower_index::analyzer::without_cjk(text)
+            .split(|c: char| !c.is_alphanumeric() && c != '.')
+            .map(|w| w.trim_matches('.').to_lowercase())
+            .filter(|w| {
+                w.len() > 2
+                    && !STOP.contains(&w.as_str())
+                    && !MONTHS.contains(&w.as_str())
+                    && !w.chars().all(|c| c.is_ascii_digit() || c == '.')
+            }),
+    );
+    words
 }
 
 fn numbers(text: &str) -> HashSet<String> {
@@ -559,6 +566,13 @@ pub fn judge_with_model(
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn cjk_statements_have_content_words() {
+        let words = content_words("Tokio 1.40 の新しいリリース");
+        assert!(words.contains("tokio") && words.contains("リリ") && words.contains("新し"));
+    }
+
     use super::*;
     use crate::model::Status;
 

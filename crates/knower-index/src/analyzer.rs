@@ -1,6 +1,9 @@
-//! How text becomes BM25 terms: English words are stemmed (a British
-//! spelling as its American form first, so "colour" meets "color"), and the
-//! things notes are full of — code identifiers, paths, versions, dates,
+//! How text becomes BM25 terms: words are stemmed in the language of the
+//! text ([`crate::language`]; English when it cannot be told, a British
+//! spelling as its American form first, so "colour" meets "color");
+//! Chinese, Japanese and Korean are cut into overlapping pairs of
+//! characters, as Lucene's CJK analyzer does, with each character too; and
+//! the things notes are full of — code identifiers, paths, versions, dates,
 //! e-mail addresses — stay findable both whole and by their parts.
 //!
 //! `parse_config`, `src/main.rs`, `v1.2.3`, `2024-05-01` and `parseConfig`
@@ -8,6 +11,9 @@
 //! and as their parts at consecutive positions, so the query `parse_config`
 //! matches exactly, `config` matches too, and `"2024 05"` is a phrase.
 
+use rust_stemmers::Algorithm;
+
+use crate::language::is_cjk;
 use tantivy::tokenizer::{
     AsciiFoldingFilter, LowerCaser, RemoveLongFilter, StopWordFilter, TextAnalyzer, Token,
     TokenFilter, TokenStream, Tokenizer,
@@ -17,7 +23,7 @@ use tantivy::tokenizer::{
 /// did she say about…", "when do I…") are full of them, and so are notes.
 /// Longer than tantivy's list of 33 (which misses `what`, `did`, `you`…);
 /// month names, `may` and `will` stay searchable.
-const STOP_WORDS: &[&str] = &[
+pub(crate) const STOP_WORDS: &[&str] = &[
     "a",
     "about",
     "above",
@@ -170,7 +176,23 @@ pub fn analyzer() -> TextAnalyzer {
     analyzer_with(CaseParts::All)
 }
 
+/// How a text's words are stemmed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Stemming {
+    /// In the language the text is told to be in, else English (notes).
+    #[default]
+    Detect,
+    /// In this language (a question's words, tried in each language the
+    /// vault's passages are in).
+    In(Algorithm),
+}
+
+/// The analyzer of notes' fields, words stemmed in the text's language.
 pub fn analyzer_with(case_parts: CaseParts) -> TextAnalyzer {
+    analyzer_in(case_parts, Stemming::Detect)
+}
+
+pub fn analyzer_in(case_parts: CaseParts, stemming: Stemming) -> TextAnalyzer {
     TextAnalyzer::builder(CodeAwareTokenizer { case_parts })
         .filter(RemoveLongFilter::limit(64))
         .filter(LowerCaser)
@@ -178,7 +200,7 @@ pub fn analyzer_with(case_parts: CaseParts) -> TextAnalyzer {
         .filter(StopWordFilter::remove(
             STOP_WORDS.iter().map(|w| w.to_string()),
         ))
-        .filter(StemWords)
+        .filter(StemWords(stemming))
         .build()
 }
 
@@ -203,27 +225,33 @@ fn american(word: &str) -> Option<&'static str> {
         .copied()
 }
 
-/// English stemming of words only: a compound (`src/main.rs`) or a part
-/// with digits (`v1`) is kept as written, so it matches exactly.
+/// Stemming of words only: a compound (`src/main.rs`), a part with digits
+/// (`v1`) or a pair of CJK characters is kept as written, so it matches
+/// exactly.
 #[derive(Clone, Copy)]
-struct StemWords;
+struct StemWords(Stemming);
 
 impl TokenFilter for StemWords {
     type Tokenizer<T: Tokenizer> = StemWordsFilter<T>;
     fn transform<T: Tokenizer>(self, inner: T) -> StemWordsFilter<T> {
-        StemWordsFilter(inner)
+        StemWordsFilter(inner, self.0)
     }
 }
 
 #[derive(Clone)]
-pub struct StemWordsFilter<T>(T);
+pub struct StemWordsFilter<T>(T, Stemming);
 
 impl<T: Tokenizer> Tokenizer for StemWordsFilter<T> {
     type TokenStream<'a> = StemWordsStream<T::TokenStream<'a>>;
     fn token_stream<'a>(&'a mut self, text: &'a str) -> Self::TokenStream<'a> {
+        let algorithm = match self.1 {
+            Stemming::Detect => crate::language::stemmer_for(text),
+            Stemming::In(algorithm) => algorithm,
+        };
         StemWordsStream {
             inner: self.0.token_stream(text),
-            stemmer: rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English),
+            stemmer: rust_stemmers::Stemmer::create(algorithm),
+            english: algorithm == Algorithm::English,
         }
     }
 }
@@ -231,6 +259,8 @@ impl<T: Tokenizer> Tokenizer for StemWordsFilter<T> {
 pub struct StemWordsStream<S> {
     inner: S,
     stemmer: rust_stemmers::Stemmer,
+    /// British spellings are made American first.
+    english: bool,
 }
 
 impl<S: TokenStream> TokenStream for StemWordsStream<S> {
@@ -239,14 +269,18 @@ impl<S: TokenStream> TokenStream for StemWordsStream<S> {
             return false;
         }
         let token = self.inner.token_mut();
-        let word = |c: char| c.is_alphabetic() || c == '\'' || c == '’';
+        let word = |c: char| (c.is_alphabetic() && !is_cjk(c)) || c == '\'' || c == '’';
         if token.position_length == 1 && token.text.chars().all(word) {
             let text = token.text.replace('’', "'");
             // The stemmer drops a possessive's "'s" itself, but the
             // spelling is looked up without it: "the centre's shop" must
             // meet "the centre".
             let base = text.strip_suffix("'s").unwrap_or(&text);
-            let spelled = american(base).unwrap_or(&text);
+            let spelled = if self.english {
+                american(base).unwrap_or(&text)
+            } else {
+                &text
+            };
             token.text = self.stemmer.stem(spelled).into_owned();
         }
         true
@@ -259,6 +293,40 @@ impl<S: TokenStream> TokenStream for StemWordsStream<S> {
     }
 }
 
+/// The words of CJK text as a comparison of two short texts counts them:
+/// each pair of characters of each run (a run of one is its character).
+/// Code that splits other text on spaces uses it for the runs, which have
+/// none.
+pub fn cjk_words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let chars: Vec<char> = text.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        if !is_cjk(chars[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < chars.len() && is_cjk(chars[i]) {
+            i += 1;
+        }
+        let run = &chars[start..i];
+        if run.len() == 1 {
+            out.push(run[0].to_string());
+        }
+        out.extend(run.windows(2).map(|pair| pair.iter().collect::<String>()));
+    }
+    out
+}
+
+/// `text` with its CJK characters made spaces, for code that splits the
+/// rest into words (the runs go through [`cjk_words`]).
+pub fn without_cjk(text: &str) -> String {
+    text.chars()
+        .map(|c| if is_cjk(c) { ' ' } else { c })
+        .collect()
+}
+
 /// The analyzer's output for `text`: (term, position, is_compound).
 pub fn terms(text: &str) -> Vec<(String, usize, bool)> {
     terms_with(text, CaseParts::All)
@@ -266,7 +334,16 @@ pub fn terms(text: &str) -> Vec<(String, usize, bool)> {
 
 /// [`terms`], with mixed-case words treated as `case_parts` says.
 pub fn terms_with(text: &str, case_parts: CaseParts) -> Vec<(String, usize, bool)> {
-    let mut analyzer = analyzer_with(case_parts);
+    terms_stemmed(text, case_parts, Stemming::Detect)
+}
+
+/// [`terms_with`], stemmed as `stemming` says.
+pub fn terms_stemmed(
+    text: &str,
+    case_parts: CaseParts,
+    stemming: Stemming,
+) -> Vec<(String, usize, bool)> {
+    let mut analyzer = analyzer_in(case_parts, stemming);
     let mut stream = analyzer.token_stream(text);
     let mut out = Vec::new();
     while stream.advance() {
@@ -318,7 +395,26 @@ impl Tokenizer for CodeAwareTokenizer {
             text: text.to_string(),
             position_length: length,
         };
-        for (start, word) in words(text) {
+        for (start, word) in words(text).flat_map(|(start, word)| scripts(start, word)) {
+            if word.starts_with(is_cjk) {
+                // Each character at its position, and the pair it starts
+                // at the same one: a phrase of pairs lines up, and a word
+                // of one character is found too. The parts' field has none.
+                let chars: Vec<(usize, char)> = word.char_indices().collect();
+                if self.case_parts != CaseParts::Only {
+                    for (i, &(offset, c)) in chars.iter().enumerate() {
+                        let from = start + offset;
+                        let mut one = [0; 4];
+                        tokens.push(token(from, c.encode_utf8(&mut one), position + i, 1));
+                        if let Some(&(next, d)) = chars.get(i + 1) {
+                            let pair = &word[offset..next + d.len_utf8()];
+                            tokens.push(token(from, pair, position + i, 1));
+                        }
+                    }
+                }
+                position += chars.len();
+                continue;
+            }
             let pieces: Vec<Piece> = joined_parts(word)
                 .into_iter()
                 .map(|(offset, piece)| (offset, piece, case_parts(piece)))
@@ -382,6 +478,31 @@ fn words(text: &str) -> impl Iterator<Item = (usize, &str)> {
         .filter(|(_, w)| !w.is_empty())
 }
 
+/// A word cut where CJK text begins or ends (`iPhoneの画面` → `iPhone`,
+/// `の画面`), joiners trimmed from the other pieces' ends.
+fn scripts(start: usize, word: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    let mut cjk = None;
+    for (i, c) in word.char_indices() {
+        let this = is_cjk(c);
+        if cjk.is_some_and(|was| was != this) {
+            out.push((from, &word[from..i]));
+            from = i;
+        }
+        cjk = Some(this);
+    }
+    out.push((from, &word[from..]));
+    out.into_iter()
+        .filter_map(|(offset, piece)| {
+            let trimmed = piece.trim_start_matches(is_joiner);
+            let offset = offset + (piece.len() - trimmed.len());
+            let trimmed = trimmed.trim_end_matches(is_joiner);
+            (!trimmed.is_empty()).then_some((start + offset, trimmed))
+        })
+        .collect()
+}
+
 /// The pieces of a word between joiners. Possessives and contractions
 /// (`Caroline's`, `don't`) stay one piece; an apostrophe ending a piece
 /// (`James'`) is not part of the word.
@@ -434,6 +555,69 @@ mod tests {
     fn english_is_stemmed_and_stop_words_dropped() {
         assert_eq!(texts("What did the runners do"), vec!["runner"]);
         assert_eq!(texts("May I go in May"), vec!["may", "go", "may"]);
+    }
+
+    #[test]
+    fn cjk_text_is_each_character_and_each_pair_at_its_position() {
+        let t = terms("東京で");
+        assert_eq!(
+            t,
+            vec![
+                ("東".into(), 0, false),
+                ("東京".into(), 0, false),
+                ("京".into(), 1, false),
+                ("京で".into(), 1, false),
+                ("で".into(), 2, false),
+            ]
+        );
+        // Where CJK text meets another script, the word is cut there.
+        assert_eq!(texts("iPhoneの画面"), texts("iPhone の画面"));
+        assert_eq!(
+            texts("서울에서"),
+            vec!["서", "서울", "울", "울에", "에", "에서", "서"]
+        );
+        // The parts' field holds none of it, but the positions still count.
+        assert_eq!(
+            terms_in(CaseParts::Only, "東京 TestFlight"),
+            vec![("test".to_string(), 2), ("flight".to_string(), 3)]
+        );
+    }
+
+    #[test]
+    fn a_text_is_stemmed_in_its_language_and_a_few_words_as_english() {
+        let german = "Wir ziehen im März nach Hamburg. Die Wohnungen dort sind teuer.";
+        assert!(
+            texts(german).contains(&"wohnung".to_string()),
+            "{:?}",
+            texts(german)
+        );
+        let asked = |text: &str, stemmer| -> Vec<String> {
+            terms_stemmed(text, CaseParts::All, Stemming::In(stemmer))
+                .into_iter()
+                .map(|(t, _, _)| t)
+                .collect()
+        };
+        assert_eq!(asked("Wohnung", Algorithm::German), vec!["wohnung"]);
+        assert_eq!(asked("Wohnung", Algorithm::English), texts("Wohnung"));
+        // Accents are folded before stemming: `reunion` meets `réunion`.
+        assert_eq!(
+            asked("réunions", Algorithm::French),
+            asked("reunion", Algorithm::French)
+        );
+        // Cyrillic is stemmed, not folded.
+        assert_eq!(
+            asked("совещания", Algorithm::Russian),
+            asked("совещание", Algorithm::Russian)
+        );
+    }
+
+    #[test]
+    fn cjk_words_are_the_pairs_of_each_run() {
+        assert_eq!(
+            cjk_words("東京でカメラ, and 猫"),
+            vec!["東京", "京で", "でカ", "カメ", "メラ", "猫"]
+        );
+        assert_eq!(without_cjk("iPhoneの画面"), "iPhone   ");
     }
 
     #[test]

@@ -22,13 +22,15 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use knower_vault::VaultPath;
+use rust_stemmers::Algorithm;
+use tantivy::collector::Count;
 use tantivy::collector::{DocSetCollector, TopDocs};
 use tantivy::directory::MmapDirectory;
 use tantivy::directory::error::LockError;
 use tantivy::merge_policy::LogMergePolicy;
 use tantivy::query::{
-    AllQuery, BooleanQuery, BoostQuery, EmptyQuery, Occur, PhrasePrefixQuery, PhraseQuery,
-    Query as TantivyQuery, TermQuery,
+    AllQuery, BooleanQuery, BoostQuery, DisjunctionMaxQuery, EmptyQuery, Occur, PhrasePrefixQuery,
+    PhraseQuery, Query as TantivyQuery, TermQuery,
 };
 use tantivy::schema::{
     FAST, Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions, Value,
@@ -38,16 +40,18 @@ use tantivy::{
     DocAddress, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, TantivyDocument, Term,
 };
 
-use crate::analyzer;
+use crate::analyzer::{self, CaseParts, Stemming};
 use crate::chunk::Note;
 use crate::error::{Error, Result};
+use crate::language::{self, is_cjk, is_han};
 use crate::query::{Query, Scope};
 
 /// Bumped when the schema or the analyzer changes: an index of another
 /// version (or chunked differently) is rebuilt, not misread.
 /// (5: British spellings are read as American ones; 6: their
-/// possessives too.)
-const SCHEMA_VERSION: &str = "6";
+/// possessives too; 7: each passage stemmed in its language, CJK text in
+/// pairs of characters, and the passage's language kept.)
+const SCHEMA_VERSION: &str = "7";
 
 #[derive(Clone, Copy)]
 pub(crate) struct Fields {
@@ -67,6 +71,9 @@ pub(crate) struct Fields {
     pub line_end: Field,
     pub chunk_hash: Field,
     file_hash: Field,
+    /// The language a passage's text is in (whatlang's ISO 639-3 code),
+    /// when it could be told.
+    lang: Field,
 }
 
 /// (field, weight) pairs a free word is searched in, with the title's
@@ -141,6 +148,7 @@ fn schema(store_text: bool) -> (Schema, Fields) {
         line_end: b.add_u64_field("line_end", STORED),
         chunk_hash: b.add_text_field("chunk_hash", STRING | STORED | FAST),
         file_hash: b.add_text_field("file_hash", STRING | FAST),
+        lang: b.add_text_field("lang", STRING),
     };
     (b.build(), fields)
 }
@@ -153,6 +161,9 @@ pub(crate) struct Bm25 {
     notes: Index,
     notes_reader: IndexReader,
     pub fields: Fields,
+    /// The stemmers questions are read with, for the searcher generation
+    /// they were read from (the passages' languages change only with it).
+    stemmers: std::sync::Mutex<Option<(u64, Vec<Algorithm>)>>,
 }
 
 /// A chunk as found by BM25.
@@ -183,6 +194,7 @@ impl Bm25 {
                 notes,
                 notes_reader,
                 fields: schema(true).1,
+                stemmers: Default::default(),
             };
             bm25.files()?;
             Ok(Some(bm25))
@@ -257,10 +269,11 @@ impl Bm25 {
     /// scope is a required term, so BM25 never ranks outside it.
     pub fn query(&self, query: &Query, scope: &Scope, ranked: Ranked) -> Box<dyn TantivyQuery> {
         let f = &self.fields;
+        let stemmers = self.stemmers();
         let mut clauses: Vec<(Occur, Box<dyn TantivyQuery>)> = Vec::new();
         let mut ranking: Vec<(Occur, Box<dyn TantivyQuery>)> = Vec::new();
         for word in &query.words {
-            if let Some(q) = self.word_query(word, ranked) {
+            if let Some(q) = self.word_query(word, ranked, &stemmers) {
                 let occur = if query.required.contains(word) {
                     Occur::Must
                 } else {
@@ -288,12 +301,12 @@ impl Bm25 {
             }
         }
         for phrase in &query.phrases {
-            if let Some(q) = self.phrase_query(phrase) {
+            if let Some(q) = self.phrase_query(phrase, &stemmers) {
                 clauses.push((Occur::Must, q));
             }
         }
         for excluded in &query.excluded {
-            if let Some(q) = self.phrase_query(excluded) {
+            if let Some(q) = self.phrase_query(excluded, &stemmers) {
                 clauses.push((Occur::MustNot, q));
             }
         }
@@ -319,69 +332,111 @@ impl Bm25 {
         Box::new(BooleanQuery::new(clauses))
     }
 
-    /// One word of the query in every weighted field. A compound word
-    /// (`parse_config`) matches as a whole, or as its parts in sequence.
-    fn word_query(&self, word: &str, ranked: Ranked) -> Option<Box<dyn TantivyQuery>> {
-        let terms = analyzer::terms(word);
-        if terms.is_empty() {
-            return None;
-        }
+    /// One word of the query in every weighted field, stemmed in each
+    /// language of the vault (the best-scoring reading counts). A compound
+    /// word (`parse_config`) matches as a whole, or as its parts in
+    /// sequence; CJK text by any of its pairs of characters and its Han
+    /// characters, as a sentence asked in Japanese is one "word".
+    fn word_query(
+        &self,
+        word: &str,
+        ranked: Ranked,
+        stemmers: &[Algorithm],
+    ) -> Option<Box<dyn TantivyQuery>> {
+        let readings = readings(word, stemmers);
         let mut per_field: Vec<(Occur, Box<dyn TantivyQuery>)> = Vec::new();
         for (field, weight) in weighted(&self.fields, ranked) {
-            let mut alternatives: Vec<(Occur, Box<dyn TantivyQuery>)> = Vec::new();
-            let parts: Vec<(usize, Term)> = terms
-                .iter()
-                .filter(|(_, _, compound)| !compound)
-                .map(|(t, pos, _)| (*pos, Term::from_field_text(field, t)))
-                .collect();
-            for (text, _, compound) in &terms {
-                if *compound {
-                    alternatives.push((Occur::Should, term_query(field, text)));
-                }
-            }
-            match parts.len() {
-                0 => {}
-                1 => {
-                    alternatives.push((Occur::Should, term_query(field, &terms[terms.len() - 1].0)))
-                }
-                _ => alternatives
-                    .push((Occur::Should, Box::new(PhraseQuery::new_with_offset(parts)))),
-            }
-            let q: Box<dyn TantivyQuery> = Box::new(BooleanQuery::new(alternatives));
+            let q = best_of(
+                readings
+                    .iter()
+                    .filter_map(|terms| word_in(field, terms))
+                    .collect(),
+            )?;
             per_field.push((Occur::Should, Box::new(BoostQuery::new(q, weight))));
         }
         Some(Box::new(BooleanQuery::new(per_field)))
     }
 
-    /// An exact phrase in the body, title or headings.
-    fn phrase_query(&self, phrase: &str) -> Option<Box<dyn TantivyQuery>> {
-        let terms: Vec<(usize, String)> = analyzer::terms(phrase)
-            .into_iter()
-            .filter(|(_, _, compound)| !compound)
-            .map(|(t, p, _)| (p, t))
-            .collect();
-        if terms.is_empty() {
-            return None;
-        }
+    /// An exact phrase in the body, title or headings, in any language of
+    /// the vault.
+    fn phrase_query(&self, phrase: &str, stemmers: &[Algorithm]) -> Option<Box<dyn TantivyQuery>> {
+        let readings = readings(phrase, stemmers);
         let f = &self.fields;
         let fields = [f.body, f.title, f.headings];
         let alternatives = fields
             .into_iter()
-            .map(|field| -> (Occur, Box<dyn TantivyQuery>) {
-                let q: Box<dyn TantivyQuery> = if terms.len() == 1 {
-                    term_query(field, &terms[0].1)
-                } else {
-                    Box::new(PhraseQuery::new_with_offset(
-                        terms
-                            .iter()
-                            .map(|(p, t)| (*p, Term::from_field_text(field, t)))
-                            .collect(),
-                    ))
-                };
-                (Occur::Should, q)
+            .filter_map(|field| {
+                let q = best_of(
+                    readings
+                        .iter()
+                        .filter_map(|terms| phrase_in(field, terms))
+                        .collect(),
+                )?;
+                Some((Occur::Should, q))
             })
-            .collect();
-        Some(Box::new(BooleanQuery::new(alternatives)))
+            .collect::<Vec<_>>();
+        (!alternatives.is_empty()).then(|| Box::new(BooleanQuery::new(alternatives)) as Box<_>)
+    }
+
+    /// The stemmers a question's words are tried with: English's, and
+    /// those of every language the vault's passages were told to be in.
+    fn stemmers(&self) -> Vec<Algorithm> {
+        let searcher = self.reader.searcher();
+        let generation = searcher.generation().generation_id();
+        let mut known = self.stemmers.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((of, stemmers)) = known.as_ref()
+            && *of == generation
+        {
+            return stemmers.clone();
+        }
+        let mut stemmers = vec![Algorithm::English];
+        let codes = self.language_codes(&searcher).unwrap_or_default();
+        for code in codes {
+            if let Some(stemmer) = whatlang::Lang::from_code(&code).and_then(language::stemmer)
+                && !stemmers.contains(&stemmer)
+            {
+                stemmers.push(stemmer);
+            }
+        }
+        *known = Some((generation, stemmers.clone()));
+        stemmers
+    }
+
+    /// The languages of the passages (ISO 639-3 codes): the terms of the
+    /// `lang` field, read from each segment's dictionary (a few words, not
+    /// the passages).
+    fn language_codes(&self, searcher: &Searcher) -> Result<std::collections::BTreeSet<String>> {
+        let mut codes = std::collections::BTreeSet::new();
+        for segment in searcher.segment_readers() {
+            let inverted = segment.inverted_index(self.fields.lang)?;
+            let mut terms = inverted
+                .terms()
+                .stream()
+                .map_err(tantivy::TantivyError::from)?;
+            while terms.advance() {
+                codes.insert(String::from_utf8_lossy(terms.key()).into_owned());
+            }
+        }
+        Ok(codes)
+    }
+
+    /// The languages the passages are in (ISO 639-3 codes), with how many
+    /// passages each, most first.
+    pub fn languages(&self, searcher: &Searcher) -> Result<Vec<(String, usize)>> {
+        let codes = self.language_codes(searcher)?;
+        let mut counted = Vec::new();
+        for code in codes {
+            let term = TermQuery::new(
+                Term::from_field_text(self.fields.lang, &code),
+                IndexRecordOption::Basic,
+            );
+            let passages = searcher.search(&term, &Count)?;
+            if passages > 0 {
+                counted.push((code, passages));
+            }
+        }
+        counted.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        Ok(counted)
     }
 
     /// The best `limit` chunks for a query.
@@ -608,6 +663,109 @@ fn chunk_headings<'a>(title: &str, headings: &'a [String]) -> &'a [String] {
     }
 }
 
+/// A question's text analysed with each stemmer, readings that come out
+/// the same kept once (so a vault in one language asks as it always did).
+fn readings(text: &str, stemmers: &[Algorithm]) -> Vec<Vec<(String, usize, bool)>> {
+    let mut readings: Vec<Vec<(String, usize, bool)>> = Vec::new();
+    for stemmer in stemmers {
+        let terms = analyzer::terms_stemmed(text, CaseParts::All, Stemming::In(*stemmer));
+        if !terms.is_empty() && !readings.contains(&terms) {
+            readings.push(terms);
+        }
+    }
+    readings
+}
+
+/// The best of several readings: one alone as it is, more by their
+/// highest score, so a word that reads the same in two languages does not
+/// count twice.
+fn best_of(mut readings: Vec<Box<dyn TantivyQuery>>) -> Option<Box<dyn TantivyQuery>> {
+    match readings.len() {
+        0 => None,
+        1 => readings.pop(),
+        _ => Some(Box::new(DisjunctionMaxQuery::new(readings))),
+    }
+}
+
+fn is_cjk_term(text: &str) -> bool {
+    text.starts_with(is_cjk)
+}
+
+/// One reading of a question's word in `field`.
+fn word_in(field: Field, terms: &[(String, usize, bool)]) -> Option<Box<dyn TantivyQuery>> {
+    let mut alternatives: Vec<(Occur, Box<dyn TantivyQuery>)> = Vec::new();
+    let parts: Vec<(usize, &str)> = terms
+        .iter()
+        .filter(|(text, _, compound)| !compound && !is_cjk_term(text))
+        .map(|(text, position, _)| (*position, text.as_str()))
+        .collect();
+    for (text, _, compound) in terms {
+        if *compound {
+            alternatives.push((Occur::Should, term_query(field, text)));
+        }
+    }
+    match parts.as_slice() {
+        [] => {}
+        [(_, text)] => alternatives.push((Occur::Should, term_query(field, text))),
+        _ => alternatives.push((
+            Occur::Should,
+            Box::new(PhraseQuery::new_with_offset(
+                parts
+                    .iter()
+                    .map(|(p, t)| (*p, Term::from_field_text(field, t)))
+                    .collect(),
+            )),
+        )),
+    }
+    // CJK text: each pair of characters, and each Han character (kana and
+    // Hangul alone spell sounds, not words).
+    let mut seen = std::collections::HashSet::new();
+    for (text, _, _) in terms {
+        let chars = text.chars().count();
+        let kept = is_cjk_term(text) && (chars == 2 || text.chars().all(is_han));
+        if kept && seen.insert(text.as_str()) {
+            alternatives.push((Occur::Should, term_query(field, text)));
+        }
+    }
+    (!alternatives.is_empty()).then(|| Box::new(BooleanQuery::new(alternatives)) as Box<_>)
+}
+
+/// One reading of a phrase in `field`: its words in order. CJK text is
+/// its pairs of characters in order (a character alone where no pair
+/// holds it, as in a one-character word).
+fn phrase_in(field: Field, terms: &[(String, usize, bool)]) -> Option<Box<dyn TantivyQuery>> {
+    let pairs: std::collections::HashSet<usize> = terms
+        .iter()
+        .filter(|(text, _, _)| is_cjk_term(text) && text.chars().count() == 2)
+        .map(|(_, position, _)| *position)
+        .collect();
+    let kept: Vec<(usize, &str)> = terms
+        .iter()
+        .filter(|(text, position, compound)| {
+            if *compound {
+                return false;
+            }
+            if !is_cjk_term(text) || text.chars().count() == 2 {
+                return true;
+            }
+            // A character alone: kept unless a pair starts at it or at the
+            // character before it.
+            let covered = |at: usize| pairs.contains(&at);
+            !covered(*position) && !position.checked_sub(1).is_some_and(covered)
+        })
+        .map(|(text, position, _)| (*position, text.as_str()))
+        .collect();
+    match kept.as_slice() {
+        [] => None,
+        [(_, text)] => Some(term_query(field, text)),
+        _ => Some(Box::new(PhraseQuery::new_with_offset(
+            kept.iter()
+                .map(|(p, t)| (*p, Term::from_field_text(field, t)))
+                .collect(),
+        ))),
+    }
+}
+
 fn term_query(field: Field, text: &str) -> Box<dyn TantivyQuery> {
     Box::new(TermQuery::new(
         Term::from_field_text(field, text),
@@ -636,8 +794,14 @@ impl Writer {
             self.notes.add_document(located(f, path, file_hash))?;
             return Ok(());
         }
+        // The note's language, told once for its passages (each passage's
+        // words are still stemmed as its own text says).
+        let lang = language::detect(&note.text).map(|lang| lang.code());
         for chunk in &note.chunks {
             let mut doc = searchable(f, path, file_hash, note, &chunk.headings, &chunk.text);
+            if let Some(lang) = lang {
+                doc.add_text(f.lang, lang);
+            }
             doc.add_text(f.heading, chunk.heading_path());
             doc.add_u64(f.line_start, chunk.line_start as u64);
             doc.add_u64(f.line_end, chunk.line_end as u64);

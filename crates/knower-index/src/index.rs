@@ -134,6 +134,18 @@ pub struct IndexStatus {
     pub reranker: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reranker_problem: Option<String>,
+    /// The languages the passages are written in, most passages first
+    /// (those too short to tell are not counted).
+    pub languages: Vec<LanguageCount>,
+}
+
+/// How many passages are in one language.
+#[derive(Clone, Debug, Serialize)]
+pub struct LanguageCount {
+    /// ISO 639-3, as whatlang names it (`eng`, `deu`, `jpn`, `cmn`).
+    pub code: String,
+    pub name: String,
+    pub passages: usize,
 }
 
 /// What a search ranks: passages, or whole notes shown by a passage.
@@ -906,7 +918,7 @@ impl Index {
             } else {
                 (
                     snippet.fragment().to_string(),
-                    snippet.highlighted().to_vec(),
+                    merged(snippet.highlighted().to_vec()),
                 )
             };
             results.hits.push(Hit {
@@ -1220,7 +1232,19 @@ impl Index {
             Some(Ok(files)) => (Some(files.dir.display().to_string()), None),
             Some(Err(e)) => (None, Some(e.to_string())),
         };
+        let languages = self
+            .bm25
+            .languages(&searcher)?
+            .into_iter()
+            .map(|(code, passages)| LanguageCount {
+                name: whatlang::Lang::from_code(&code)
+                    .map_or_else(|| code.clone(), |lang| lang.eng_name().to_string()),
+                code,
+                passages,
+            })
+            .collect();
         Ok(IndexStatus {
+            languages,
             files,
             chunks,
             files_pending,
@@ -1231,6 +1255,21 @@ impl Index {
             reranker_problem: reranker.1,
         })
     }
+}
+
+/// Highlighted ranges with those that overlap or touch made one: CJK text
+/// matches by overlapping pairs of characters (`カメ`, `メラ`), and the
+/// reader should see `カメラ` marked, not two pieces of it.
+fn merged(mut ranges: Vec<std::ops::Range<usize>>) -> Vec<std::ops::Range<usize>> {
+    ranges.sort_by_key(|r| (r.start, r.end));
+    let mut out: Vec<std::ops::Range<usize>> = Vec::new();
+    for range in ranges {
+        match out.last_mut() {
+            Some(last) if range.start <= last.end => last.end = last.end.max(range.end),
+            _ => out.push(range),
+        }
+    }
+    out
 }
 
 /// After indexing many files: the indexing threads' arenas and queued

@@ -2,7 +2,8 @@
 //!
 //! - [`process`]: running a program (the `knower` binary) with input, and
 //!   a free port;
-//! - [`files`]: the files of a fixture folder;
+//! - [`files`]: the files of a fixture folder, and [`search_set`]: a search
+//!   set kept as one TSV file;
 //! - [`model`] and [`cross_encoder`]: the small real models the search
 //!   tests embed and rerank with, fetched from PyPI once;
 //! - [`mcp`]: an rmcp client handler that hears resource updates;
@@ -18,4 +19,5 @@ pub mod llm;
 pub mod mcp;
 pub mod model;
 pub mod process;
+pub mod search_set;
 pub mod web;

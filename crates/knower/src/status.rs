@@ -121,6 +121,14 @@ fn print_index(status: &IndexStatus) {
         "search    {} notes · {} passages indexed",
         status.files, status.chunks
     );
+    if !status.languages.is_empty() {
+        let languages: Vec<String> = status
+            .languages
+            .iter()
+            .map(|l| format!("{} {}", l.name, l.passages))
+            .collect();
+        println!("          passages in {}", languages.join(" · "));
+    }
     if status.files_pending.is_empty() {
         println!("          keywords up to date");
     } else {

@@ -5,7 +5,7 @@
 //! routing lines (where an update was filed) are never evidence.
 
 use crate::error::Result;
-use crate::offline::stems::index_words;
+use crate::offline::stems::{index_words, index_words_in};
 use crate::recovery::CHANGELOG;
 use crate::report::OFFLINE;
 use crate::report::{Answer, Source};
@@ -95,7 +95,7 @@ pub fn answer_without(
             usage: None,
         });
     }
-    let best = answering_lines(&wanted, &results.hits);
+    let best = answering_lines(question, &results.hits);
     if !best.is_empty() {
         markdown.push_str("**From your notes:**\n\n");
         for (line, path, number) in &best {
@@ -229,18 +229,22 @@ fn shared(wanted: &[String], words: &[String]) -> usize {
 /// question's words, each with its file and line number: at most two, and
 /// only lines that share at least half of those words (or one, for a
 /// question of one or two words).
-fn answering_lines(wanted: &[String], hits: &[knower_index::Hit]) -> Vec<(String, String, usize)> {
-    if wanted.is_empty() {
-        return Vec::new();
-    }
-    let needed = wanted.len().div_ceil(2).max(1);
+fn answering_lines(question: &str, hits: &[knower_index::Hit]) -> Vec<(String, String, usize)> {
     let mut scored: Vec<(usize, usize, String, String, usize)> = Vec::new();
     for (rank, hit) in hits.iter().take(3).enumerate() {
+        // Each passage is read in its language, and the question with it
+        // ("Wohnungen" and "Wohnung" are one German word).
+        let stemmer = knower_index::language::stemmer_for(&hit.text);
+        let wanted = index_words_in(question, stemmer);
+        if wanted.is_empty() {
+            continue;
+        }
+        let needed = wanted.len().div_ceil(2).max(1);
         for (offset, line) in hit.text.lines().enumerate() {
             if is_heading_or_blank(line) {
                 continue;
             }
-            let count = shared(wanted, &index_words(line));
+            let count = shared(&wanted, &index_words_in(line, stemmer));
             if count >= needed {
                 let shown = line
                     .trim()

@@ -4,13 +4,28 @@
 
 use crate::offline::lexicon::*;
 use crate::offline::verbs;
-use knower_index::analyzer::CaseParts;
+use knower_index::analyzer::{CaseParts, Stemming};
+use knower_index::language::Algorithm;
 
 /// The words of `text` as the index sees them: stop words dropped, the
 /// rest stemmed (book, booked, booking are one), sorted and unique. What
 /// routing and answers compare, so they agree with search.
 pub(crate) fn index_words(text: &str) -> Vec<String> {
     words_of(text, CaseParts::All)
+}
+
+/// [`index_words`] stemmed in one language: a passage's lines and the
+/// question they are compared with are read in the passage's language.
+pub(crate) fn index_words_in(text: &str, stemmer: Algorithm) -> Vec<String> {
+    let mut words: Vec<String> =
+        knower_index::analyzer::terms_stemmed(text, CaseParts::All, Stemming::In(stemmer))
+            .into_iter()
+            .filter(|(_, _, compound)| !compound)
+            .map(|(term, _, _)| term)
+            .collect();
+    words.sort();
+    words.dedup();
+    words
 }
 
 /// [`index_words`], with a mixed-case word kept whole: what a text is
