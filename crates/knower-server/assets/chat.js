@@ -65,9 +65,21 @@ export function chatView(app) {
       x.update ? h('p', { class: 'muted' }, `Remembered: ${x.update.summary ?? x.update.headline} (${x.update.state})`) : null,
       x.interpretation_error ? h('p', { class: 'error-text' }, x.interpretation_error) : null,
       x.cancelled ? h('p', { class: 'muted' }, '(stopped)') : null,
-      x.context ? h('p', { class: 'muted small chat-context' },
-        `context ${x.context.tokens} tokens · ${x.context.efforts} open efforts · ${x.context.artifacts} memories · ${x.context.passages} passages · ${x.context.history} past exchanges`) : null,
-      x.at && !x.context ? h('p', { class: 'muted small' }, when(x.at)) : null);
+      context(x));
+  };
+
+  // A live exchange carries what its context held; one read back from the
+  // log carries only the ids of the memories that were in it.
+  const context = (x) => {
+    const c = x.context;
+    if (c && !Array.isArray(c)) {
+      return h('p', { class: 'muted small chat-context' },
+        `context ${c.tokens} tokens · ${c.efforts} open efforts · ${c.artifacts} memories · ${c.passages} passages · ${c.history} past exchanges`);
+    }
+    const n = c?.length ?? 0;
+    const parts = [x.at ? when(x.at) : null, n ? `${n} ${n === 1 ? 'memory' : 'memories'} in its context` : null]
+      .filter(Boolean);
+    return parts.length ? h('p', { class: 'muted small' }, parts.join(' · ')) : null;
   };
 
   const renderEfforts = (artifacts) => {

@@ -121,11 +121,12 @@ impl Session<'_> {
     }
 
     /// One message a line from a pipe or a file, until its end or `/quit`.
-    /// A line that is not UTF-8 costs that line, not the ones after it: it
-    /// is named on stderr, the rest are said, and the run fails at the end
-    /// so a script sees that something it sent was not.
+    /// A line that is not UTF-8, or that fails, costs that line, not the
+    /// ones after it: it is named on stderr, the rest are said, and the run
+    /// fails at the end so a script sees that something it sent was not.
     fn piped(&mut self, mut input: impl BufRead) -> Outcome {
         let mut skipped = 0;
+        let mut failed = 0;
         let mut n = 0;
         while let Some(read) = bounded_line(&mut input, knower_agents::MAX_TEXT_BYTES)
             .map_err(|e| failure(format!("reading standard input: {e}"), None))?
@@ -156,24 +157,46 @@ impl Session<'_> {
             if line.is_empty() {
                 continue;
             }
-            if line.starts_with('/') {
-                if !self.command(line)? {
-                    break;
-                }
+            // A line that fails (`/forget` of an unknown id, a message the
+            // model could not answer) is reported and costs that line, as
+            // an unreadable one does.
+            let leave = if line.starts_with('/') {
+                self.command(line).map(|go_on| !go_on)
             } else {
-                self.say(line)?;
+                self.say(line).map(|()| false)
+            };
+            match leave {
+                Ok(true) => break,
+                Ok(false) => {}
+                Err(e) => {
+                    eprint!("standard input line {n}: ");
+                    crate::output::report(&e, self.ctx.json);
+                    failed += 1;
+                }
             }
         }
-        match skipped {
-            0 => Ok(()),
-            n => Err(failure(
-                format!(
-                    "{n} line{} of standard input {} not said: not UTF-8 text, or too long",
-                    if n == 1 { "" } else { "s" },
-                    if n == 1 { "was" } else { "were" }
-                ),
-                Some("the warnings above name them"),
-            )),
+        let mut problems = Vec::new();
+        let lines = |n: usize| match n {
+            1 => "1 line".to_string(),
+            n => format!("{n} lines"),
+        };
+        if skipped > 0 {
+            problems.push(format!(
+                "{} of standard input {} not said: not UTF-8 text, or too long",
+                lines(skipped),
+                if skipped == 1 { "was" } else { "were" }
+            ));
+        }
+        if failed > 0 {
+            problems.push(format!("{} failed", lines(failed)));
+        }
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(failure(
+                problems.join("; "),
+                Some("the warnings and errors above name them"),
+            ))
         }
     }
 

@@ -1065,6 +1065,22 @@ fn the_chat_view_streams_a_reply_shows_what_it_concluded_and_corrects_it() {
             "document.querySelectorAll('.chat-exchange').length === 2",
         )
         .await;
+        // Read back from the log (a real reload, not the page's memory),
+        // past exchanges say when they were and what they remembered,
+        // nothing undefined.
+        b.eval("location.reload()").await;
+        b.until(
+            "the history is read back",
+            "document.querySelectorAll('.chat-exchange').length === 2 \
+             && !document.querySelector('.chat-context')",
+        )
+        .await;
+        let shown = b
+            .eval("[...document.querySelectorAll('.chat-exchange')].map(e => e.textContent).join('\\n')")
+            .await;
+        let shown = shown.as_str().unwrap();
+        assert!(!shown.contains("undefined"), "{shown}");
+        assert!(shown.contains("in its context"), "{shown}");
         b
     });
 }

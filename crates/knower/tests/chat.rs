@@ -255,3 +255,31 @@ fn a_piped_line_longer_than_a_message_costs_that_line_with_its_cap_named() {
         .collect();
     assert_eq!(said, ["Server Alpha in Oslo has 8 cores."]);
 }
+
+#[test]
+fn a_piped_command_that_fails_costs_that_line_and_the_run_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = dir.path();
+    knower(v, &["init"], "");
+    let input =
+        "Server Alpha in Oslo has 8 cores.\n/forget nosuch\nServer Gamma in Tromso has 2 cores.\n";
+    let mut chat = knower_command(v);
+    chat.arg("chat");
+    let out = run(chat, input);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("standard input line 2: error:"), "{stderr}");
+    assert!(stderr.contains("1 line failed"), "{stderr}");
+    let said: Vec<String> = records(v)
+        .iter()
+        .map(|r| r["user"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        said,
+        [
+            "Server Alpha in Oslo has 8 cores.",
+            "Server Gamma in Tromso has 2 cores."
+        ],
+        "the line after the failing command is said"
+    );
+}
