@@ -717,12 +717,16 @@ fn word_in(field: Field, terms: &[(String, usize, bool)]) -> Option<Box<dyn Tant
             )),
         )),
     }
-    // CJK text: each pair of characters, and each Han character (kana and
-    // Hangul alone spell sounds, not words).
+    // CJK text: each pair of characters, each Han character, and a
+    // character standing alone (`책`); kana and Hangul within a longer run
+    // spell sounds, not words.
+    let pairs = pair_positions(terms);
     let mut seen = std::collections::HashSet::new();
-    for (text, _, _) in terms {
-        let chars = text.chars().count();
-        let kept = is_cjk_term(text) && (chars == 2 || text.chars().all(is_han));
+    for (text, position, _) in terms {
+        let kept = is_cjk_term(text)
+            && (text.chars().count() == 2
+                || text.chars().all(is_han)
+                || !covered_by_a_pair(&pairs, *position));
         if kept && seen.insert(text.as_str()) {
             alternatives.push((Occur::Should, term_query(field, text)));
         }
@@ -730,15 +734,29 @@ fn word_in(field: Field, terms: &[(String, usize, bool)]) -> Option<Box<dyn Tant
     (!alternatives.is_empty()).then(|| Box::new(BooleanQuery::new(alternatives)) as Box<_>)
 }
 
+/// The positions at which a pair of CJK characters starts.
+fn pair_positions(terms: &[(String, usize, bool)]) -> std::collections::HashSet<usize> {
+    terms
+        .iter()
+        .filter(|(text, _, _)| is_cjk_term(text) && text.chars().count() == 2)
+        .map(|(_, position, _)| *position)
+        .collect()
+}
+
+/// Whether the character at `position` is in a pair: one starts at it or
+/// at the character before it.
+fn covered_by_a_pair(pairs: &std::collections::HashSet<usize>, position: usize) -> bool {
+    pairs.contains(&position)
+        || position
+            .checked_sub(1)
+            .is_some_and(|at| pairs.contains(&at))
+}
+
 /// One reading of a phrase in `field`: its words in order. CJK text is
 /// its pairs of characters in order (a character alone where no pair
 /// holds it, as in a one-character word).
 fn phrase_in(field: Field, terms: &[(String, usize, bool)]) -> Option<Box<dyn TantivyQuery>> {
-    let pairs: std::collections::HashSet<usize> = terms
-        .iter()
-        .filter(|(text, _, _)| is_cjk_term(text) && text.chars().count() == 2)
-        .map(|(_, position, _)| *position)
-        .collect();
+    let pairs = pair_positions(terms);
     let kept: Vec<(usize, &str)> = terms
         .iter()
         .filter(|(text, position, compound)| {
@@ -748,10 +766,7 @@ fn phrase_in(field: Field, terms: &[(String, usize, bool)]) -> Option<Box<dyn Ta
             if !is_cjk_term(text) || text.chars().count() == 2 {
                 return true;
             }
-            // A character alone: kept unless a pair starts at it or at the
-            // character before it.
-            let covered = |at: usize| pairs.contains(&at);
-            !covered(*position) && !position.checked_sub(1).is_some_and(covered)
+            !covered_by_a_pair(&pairs, *position)
         })
         .map(|(text, position, _)| (*position, text.as_str()))
         .collect();

@@ -68,3 +68,31 @@ fn questions_in_seven_languages_find_their_notes() {
     assert!(share(&tune) >= 0.9, "{}", share(&tune));
     assert!(share(&held_out) >= 0.9, "{}", share(&held_out));
 }
+
+#[test]
+fn a_word_of_one_character_is_found_and_a_phrase_of_pairs_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let author = Author::new("test", "languages");
+    let (vault, _) = Vault::init(dir.path(), &author).unwrap();
+    vault
+        .write("notes/book.md", "# 독서\n\n어제 서점에서 책을 두 권 샀다.\n", &author)
+        .unwrap();
+    vault
+        .write("notes/cat.md", "# 猫\n\n隣の猫が庭に来た。\n", &author)
+        .unwrap();
+    let index = Index::open(Arc::new(vault)).unwrap();
+    index.catch_up(&mut |_, _| {}).unwrap();
+    let first = |q: &str| -> Option<String> {
+        let options = SearchOptions {
+            mode: Mode::Fast,
+            ..SearchOptions::default()
+        };
+        let hits = index.search(q, &options).unwrap().hits;
+        hits.first().map(|h| h.path.clone())
+    };
+    assert_eq!(first("책").as_deref(), Some("notes/book.md"));
+    assert_eq!(first("猫").as_deref(), Some("notes/cat.md"));
+    assert_eq!(first("\"서점에서\"").as_deref(), Some("notes/book.md"));
+    assert_eq!(first("\"猫が庭\"").as_deref(), Some("notes/cat.md"));
+    assert_eq!(first("\"庭が猫\""), None);
+}

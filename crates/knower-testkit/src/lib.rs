@@ -15,6 +15,7 @@
 
 pub mod cross_encoder;
 pub mod files;
+mod http;
 pub mod llm;
 pub mod mcp;
 pub mod model;

@@ -7,7 +7,7 @@
 //! used by Knower itself.
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -274,21 +274,12 @@ fn serve(stream: TcpStream, script: &Mutex<Script>, base: &str) {
         Ok(s) => s,
         Err(_) => return,
     });
-    let mut line = String::new();
-    if reader.read_line(&mut line).is_err() {
+    let Some(crate::http::Head {
+        target, headers, ..
+    }) = crate::http::read_head(&mut reader)
+    else {
         return;
-    }
-    let target = line.split_whitespace().nth(1).unwrap_or("/").to_string();
-    let mut headers = Vec::new();
-    loop {
-        let mut header = String::new();
-        if reader.read_line(&mut header).is_err() || header.trim().is_empty() {
-            break;
-        }
-        if let Some((name, value)) = header.trim_end().split_once(':') {
-            headers.push((name.trim().to_string(), value.trim().to_string()));
-        }
-    }
+    };
     let (path, query) = match target.split_once('?') {
         Some((p, q)) => (p.to_string(), parse_query(q)),
         None => (target.clone(), HashMap::new()),
