@@ -198,7 +198,7 @@ impl Chat {
                         .append_message(ChatMessage::user(past.user.clone()))
                         .append_message(ChatMessage::assistant(past.assistant.clone()));
                 }
-                request = request.append_message(ChatMessage::user(message.to_string()));
+                request = request.append_message(ChatMessage::user(context.message.clone()));
                 let streamed = llm.stream_blocking(&request, cancel, on_text)?;
                 usage += streamed.usage;
                 (streamed.text, streamed.cancelled)
@@ -208,7 +208,11 @@ impl Chat {
                     Some(text) => {
                         format!("_{OFFLINE}:_ sent to the update agent to file: “{text}”.")
                     }
-                    None => self.agents.extract_answer(message, &["chat"])?.markdown,
+                    None => {
+                        self.agents
+                            .extract_answer(&context.message, &["chat"])?
+                            .markdown
+                    }
                 };
                 on_text(&answer);
                 (answer, false)

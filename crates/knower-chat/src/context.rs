@@ -35,6 +35,37 @@ pub struct ContextReport {
     pub history: usize,
     pub history_tokens: usize,
     pub message_tokens: usize,
+    /// Tokens of the message left out of the context, past
+    /// [`MAX_MESSAGE_TOKENS`] (the log keeps the whole message).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub message_cut_tokens: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// The most of one message the context holds: a pasted book would
+/// otherwise be the whole context (a 10 MB message made 2.6 M tokens) and
+/// no model takes it. The rest is left out, saying so to the model and in
+/// the report.
+pub const MAX_MESSAGE_TOKENS: usize = 8_000;
+
+/// `message` as the context holds it, and how many tokens were left out.
+fn bounded(message: &str) -> (String, usize) {
+    let all = tokens(message);
+    if all <= MAX_MESSAGE_TOKENS {
+        return (message.to_string(), 0);
+    }
+    let kept: String = message.chars().take(MAX_MESSAGE_TOKENS * 4).collect();
+    let cut = all - tokens(&kept);
+    (
+        format!(
+            "{kept}\n\n[… the rest of this message, about {cut} tokens, was left out: \
+             a message is at most {MAX_MESSAGE_TOKENS} tokens in the context]"
+        ),
+        cut,
+    )
 }
 
 #[derive(Clone, Debug)]
@@ -131,6 +162,9 @@ pub fn build(
     report.effort_tokens = tokens(&part);
     system.push_str(&part);
 
+    let (message, left_out) = bounded(message);
+    let message = message.as_str();
+    report.message_cut_tokens = left_out;
     let query = as_query(message);
     let search = |scope: Option<String>| {
         index
@@ -239,5 +273,32 @@ pub fn build(
         artifacts: in_context,
         open,
         report,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_huge_message_is_cut_to_the_bound_and_says_so() {
+        let (short, cut) = bounded("Should we host the wiki ourselves?");
+        assert_eq!(
+            (short.as_str(), cut),
+            ("Should we host the wiki ourselves?", 0)
+        );
+        let huge = "word ".repeat(2_000_000);
+        let (kept, cut) = bounded(&huge);
+        assert!(
+            tokens(&kept) <= MAX_MESSAGE_TOKENS + 40,
+            "{}",
+            tokens(&kept)
+        );
+        assert_eq!(cut, tokens(&huge) - MAX_MESSAGE_TOKENS);
+        assert!(
+            kept.ends_with("tokens in the context]"),
+            "{}",
+            &kept[kept.len() - 120..]
+        );
     }
 }

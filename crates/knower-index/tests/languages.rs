@@ -75,7 +75,11 @@ fn a_word_of_one_character_is_found_and_a_phrase_of_pairs_in_order() {
     let author = Author::new("test", "languages");
     let (vault, _) = Vault::init(dir.path(), &author).unwrap();
     vault
-        .write("notes/book.md", "# 독서\n\n어제 서점에서 책을 두 권 샀다.\n", &author)
+        .write(
+            "notes/book.md",
+            "# 독서\n\n어제 서점에서 책을 두 권 샀다.\n",
+            &author,
+        )
         .unwrap();
     vault
         .write("notes/cat.md", "# 猫\n\n隣の猫が庭に来た。\n", &author)

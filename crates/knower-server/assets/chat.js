@@ -74,7 +74,8 @@ export function chatView(app) {
     const c = x.context;
     if (c && !Array.isArray(c)) {
       return h('p', { class: 'muted small chat-context' },
-        `context ${c.tokens} tokens · ${c.efforts} open efforts · ${c.artifacts} memories · ${c.passages} passages · ${c.history} past exchanges`);
+        `context ${c.tokens} tokens · ${c.efforts} open efforts · ${c.artifacts} memories · ${c.passages} passages · ${c.history} past exchanges`
+        + (c.message_cut_tokens ? ` · the message was too long: about ${c.message_cut_tokens} tokens of it were left out` : ''));
     }
     const n = c?.length ?? 0;
     const parts = [x.at ? when(x.at) : null, n ? `${n} ${n === 1 ? 'memory' : 'memories'} in its context` : null]

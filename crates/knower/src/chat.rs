@@ -358,6 +358,13 @@ fn show(outcome: &ChatOutcome) {
         eprintln!("  warning: {error}");
     }
     let c = &e.context;
+    if c.message_cut_tokens > 0 {
+        eprintln!(
+            "  warning: the message was too long for the context: about {} tokens of it were left out (at most {} are kept)",
+            c.message_cut_tokens,
+            knower_chat::context::MAX_MESSAGE_TOKENS
+        );
+    }
     println!(
         "  (context {} tokens: {} open efforts, {} memories, {} passages, {} past exchanges{})",
         c.tokens,
