@@ -217,10 +217,7 @@ fn a_piped_line_that_is_not_utf8_costs_that_line_and_the_run_says_so() {
         stderr.contains("1 line of standard input was not said"),
         "{stderr}"
     );
-    let said: Vec<String> = records(v)
-        .iter()
-        .map(|r| r["user"].as_str().unwrap().to_string())
-        .collect();
+    let said = said(v);
     assert_eq!(
         said,
         [
@@ -249,10 +246,7 @@ fn a_piped_line_longer_than_a_message_costs_that_line_with_its_cap_named() {
         ),
         "{stderr}"
     );
-    let said: Vec<String> = records(v)
-        .iter()
-        .map(|r| r["user"].as_str().unwrap().to_string())
-        .collect();
+    let said = said(v);
     assert_eq!(said, ["Server Alpha in Oslo has 8 cores."]);
 }
 
@@ -270,10 +264,7 @@ fn a_piped_command_that_fails_costs_that_line_and_the_run_says_so() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("standard input line 2: error:"), "{stderr}");
     assert!(stderr.contains("1 line failed"), "{stderr}");
-    let said: Vec<String> = records(v)
-        .iter()
-        .map(|r| r["user"].as_str().unwrap().to_string())
-        .collect();
+    let said = said(v);
     assert_eq!(
         said,
         [
@@ -282,4 +273,12 @@ fn a_piped_command_that_fails_costs_that_line_and_the_run_says_so() {
         ],
         "the line after the failing command is said"
     );
+}
+
+/// What the user said in the log's exchanges, in order.
+fn said(vault: &Path) -> Vec<String> {
+    records(vault)
+        .iter()
+        .map(|r| r["user"].as_str().unwrap().to_string())
+        .collect()
 }

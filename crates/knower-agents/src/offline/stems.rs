@@ -11,21 +11,13 @@ use knower_index::language::Algorithm;
 /// rest stemmed (book, booked, booking are one), sorted and unique. What
 /// routing and answers compare, so they agree with search.
 pub(crate) fn index_words(text: &str) -> Vec<String> {
-    words_of(text, CaseParts::All)
+    words_of(text, CaseParts::All, Stemming::Detect)
 }
 
 /// [`index_words`] stemmed in one language: a passage's lines and the
 /// question they are compared with are read in the passage's language.
 pub(crate) fn index_words_in(text: &str, stemmer: Algorithm) -> Vec<String> {
-    let mut words: Vec<String> =
-        knower_index::analyzer::terms_stemmed(text, CaseParts::All, Stemming::In(stemmer))
-            .into_iter()
-            .filter(|(_, _, compound)| !compound)
-            .map(|(term, _, _)| term)
-            .collect();
-    words.sort();
-    words.dedup();
-    words
+    words_of(text, CaseParts::All, Stemming::In(stemmer))
 }
 
 /// [`index_words`], with a mixed-case word kept whole: what a text is
@@ -44,7 +36,7 @@ pub(crate) fn whole_words(text: &str) -> Vec<String> {
 
 /// [`whole_words`] with each word's stem as written ("ran" stays "ran").
 fn words_as_written(text: &str) -> Vec<String> {
-    words_of(text, CaseParts::Whole)
+    words_of(text, CaseParts::Whole, Stemming::Detect)
 }
 
 /// The stem of each irregular past or participle ([`verbs::irregular_forms`])
@@ -68,8 +60,8 @@ fn irregular_bases() -> &'static std::collections::HashMap<String, String> {
     })
 }
 
-fn words_of(text: &str, case_parts: CaseParts) -> Vec<String> {
-    let mut words: Vec<String> = knower_index::analyzer::terms_with(text, case_parts)
+fn words_of(text: &str, case_parts: CaseParts, stemming: Stemming) -> Vec<String> {
+    let mut words: Vec<String> = knower_index::analyzer::terms_stemmed(text, case_parts, stemming)
         .into_iter()
         // A compound of joined pieces (`parse_config`) is left to its
         // pieces; a mixed-case word kept whole is a word.
