@@ -1,6 +1,6 @@
 //! The server over real HTTP on 127.0.0.1: a real listener, a real client.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -372,6 +372,34 @@ fn bad_requests_get_clear_errors() {
             (status, body)
         })
     };
+    // A body over the limit is declared, not sent: the server answers from
+    // its Content-Length and closes, and a client still writing would see a
+    // broken pipe instead of the answer (as CI did, once in a while).
+    let declared_too_large = |path: &str| {
+        let mut stream = TcpStream::connect(server.address).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        write!(
+            stream,
+            "POST {path} HTTP/1.1\r\nhost: {}\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: {}\r\n\r\n",
+            server.address,
+            3 << 20
+        )
+        .unwrap();
+        let mut answer = String::new();
+        let _ = stream.read_to_string(&mut answer);
+        let status = answer
+            .split(' ')
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
+        let body = answer
+            .split_once("\r\n\r\n")
+            .and_then(|(_, body)| serde_json::from_str(body).ok())
+            .unwrap_or(Value::Null);
+        (status, body)
+    };
     let json_type = [("content-type", "application/json")];
     let cases: Vec<(u16, &str, (u16, Value))> = vec![
         (
@@ -399,21 +427,9 @@ fn bad_requests_get_clear_errors() {
             "invalid_utf8",
             raw("POST", "/update", &json_type, vec![0xff, 0xfe, b'{']),
         ),
-        (
-            413,
-            "too_large",
-            raw("POST", "/update", &json_type, vec![b' '; 3 << 20]),
-        ),
-        (
-            413,
-            "too_large",
-            raw("POST", "/search", &json_type, vec![b' '; 3 << 20]),
-        ),
-        (
-            413,
-            "too_large",
-            raw("POST", "/chat", &json_type, vec![b' '; 3 << 20]),
-        ),
+        (413, "too_large", declared_too_large("/update")),
+        (413, "too_large", declared_too_large("/search")),
+        (413, "too_large", declared_too_large("/chat")),
         (
             422,
             "invalid",

@@ -130,8 +130,10 @@ pub fn router(app: Arc<App>, guard: Arc<Guard>, mcp: knower_mcp::HttpService) ->
         .with_state(app)
 }
 
-/// A body declared larger than any route takes is refused before a byte of
-/// it is read, rather than read up to the limit (or waited for).
+/// A body declared larger than its route takes is refused before a byte of
+/// it is read, rather than read up to the limit (or waited for); a client
+/// still sending would otherwise see its connection closed mid-body instead
+/// of the answer.
 async fn declared_length(
     request: axum::extract::Request,
     next: axum::middleware::Next,
@@ -141,13 +143,25 @@ async fn declared_length(
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
+    // MCP messages and multipart updates (text and files) take the larger
+    // limit; every other body is JSON.
+    let multipart = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("multipart/"));
+    let (limit, what) = match request.uri().path() {
+        "/mcp" => (MAX_MULTIPART_BYTES, "an MCP message"),
+        "/update" if multipart => (MAX_MULTIPART_BYTES, "a multipart update"),
+        _ => (MAX_JSON_BYTES, "a JSON body"),
+    };
     match declared {
-        Some(length) if length > MAX_MULTIPART_BYTES as u64 => ApiError::new(
+        Some(length) if length > limit as u64 => ApiError::new(
             StatusCode::PAYLOAD_TOO_LARGE,
             "too_large",
             format!(
-                "the body declares {length} bytes; requests take at most {} MiB (a JSON body 2 MiB)",
-                MAX_MULTIPART_BYTES >> 20
+                "the body declares {length} bytes; {what} is at most {} MiB",
+                limit >> 20
             ),
         )
         .into_response(),
