@@ -140,14 +140,27 @@ impl Agents {
         self.ask_within(question, mode, None)
     }
 
-    /// The offline engine's extractive answer, leaving out the files under
-    /// the `without` folders (the chat leaves out its own artifacts, which
-    /// it gives its model separately).
-    pub fn extract_answer(&self, question: &str, without: &[&str]) -> Result<Answer> {
+    /// The offline engine's evidence for `question` from the whole vault
+    /// (the profile's lines that answer included), leaving out the files
+    /// under the `without` folders (the chat gives its own artifacts
+    /// separately), at most `passages` of them.
+    pub fn evidence(
+        &self,
+        question: &str,
+        without: &[&str],
+        passages: usize,
+    ) -> Result<offline::Evidence> {
         if question.trim().is_empty() {
             return Err(Error::Invalid("the question is empty".into()));
         }
-        offline::answer_without(&self.index, None, question, Mode::Fast, None, without)
+        let profile = self.vault.read(crate::recovery::PROFILE).ok();
+        let within = offline::Within {
+            mode: Mode::Fast,
+            scope: None,
+            without,
+            passages,
+        };
+        offline::evidence(&self.index, profile.as_deref(), question, within)
     }
 
     /// Answers a question from one part of the vault: `project:NAME` or a

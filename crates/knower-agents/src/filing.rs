@@ -59,10 +59,13 @@ impl Agents {
             && let Some(profile) = &current
         {
             let entry = list_item(&[&one_line(text), &links, &noted_mark(&day)]);
-            batch.write(
-                &destination,
-                &into_section(profile, "## Preferences", &entry),
-            )?;
+            // Facts about the people in the user's life have a section of
+            // their own, where a question by their name finds them.
+            let section = match crate::offline::kind::about_someone(text) {
+                true => "## People",
+                false => "## Preferences",
+            };
+            batch.write(&destination, &into_section(profile, section, &entry))?;
             return Ok(changed);
         }
         let (block, position) = if new_note && own_note {

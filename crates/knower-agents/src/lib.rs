@@ -12,6 +12,7 @@ mod changelog;
 mod citations;
 mod context;
 mod error;
+pub mod evidence;
 mod filing;
 mod inbox;
 mod llm;
@@ -29,9 +30,10 @@ pub use agents::{Agents, Engine};
 pub use error::{Error, Result};
 pub use inbox::{INBOX, InboxItem, code as inbox_code};
 pub use llm::{CallRecord, Stop};
+pub use offline::common::is_everyday_word;
 pub use offline::{
-    Kind, PROFILE_CONFIDENCE, PROFILE_SHARED_CONFIDENCE, Rules, SOLE_HOLDER_CONFIDENCE, kind_of,
-    route,
+    Evidence, Kind, Line, PROFILE_CONFIDENCE, PROFILE_SHARED_CONFIDENCE, Rules,
+    SOLE_HOLDER_CONFIDENCE, Within, kind_of, passages_by_file, route,
 };
 pub use payload::{Attachment, MAX_TEXT_BYTES, Payload, image_type};
 pub use prompts::{Prompt, PromptSource};

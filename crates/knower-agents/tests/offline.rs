@@ -130,6 +130,37 @@ fn preferences_go_to_the_profile_and_stray_tasks_to_the_global_list() {
 }
 
 #[test]
+fn facts_about_the_users_people_are_found_by_their_names() {
+    let fx = Fixture::new();
+    let agents = fx.offline();
+    let r = agents
+        .update(Payload::text("My sister Inés is allergic to penicillin"))
+        .unwrap();
+    assert_eq!(r.changed, ["profile.md"], "{r:?}");
+    let profile = fx.read("profile.md");
+    let people = profile.find("## People").expect("a section of their own");
+    assert!(
+        profile[people..].contains("- My sister Inés is allergic to penicillin"),
+        "{profile}"
+    );
+    assert!(
+        !profile[..people].contains("penicillin"),
+        "not under ## Preferences: {profile}"
+    );
+    let answer = agents.ask("What is Inés allergic to?", Mode::Fast).unwrap();
+    let first = answer
+        .markdown
+        .lines()
+        .find(|l| l.starts_with("- "))
+        .unwrap_or_default();
+    assert!(
+        first.contains("penicillin") && first.contains("`profile.md:"),
+        "{}",
+        answer.markdown
+    );
+}
+
+#[test]
 fn a_fact_about_the_user_is_less_sure_when_a_project_holds_its_words() {
     let fx = Fixture::new();
     let agents = fx.offline();

@@ -209,9 +209,14 @@ impl Chat {
                         format!("_{OFFLINE}:_ sent to the update agent to file: “{text}”.")
                     }
                     None => {
-                        self.agents
-                            .extract_answer(&context.message, &["chat"])?
-                            .markdown
+                        let (artifacts, _) = store::all(&self.vault);
+                        offline::reply(
+                            &self.vault,
+                            &self.agents,
+                            &artifacts,
+                            &context,
+                            &context.message,
+                        )?
                     }
                 };
                 on_text(&answer);
@@ -309,7 +314,7 @@ impl Chat {
             }
             // What the user asked to remember goes to the update agent.
             None if remember(&record.user).is_some() => Ok(Interpretation::default()),
-            None => Ok(offline::interpret(&record.user, &open)),
+            None => Ok(offline::interpret(&record.user, &artifacts)),
         };
         let interpretation = match interpretation {
             Ok(i) => i,

@@ -1,6 +1,8 @@
 //! The artifacts in the vault: reading them, and the changes an exchange
 //! makes to them, applied as one vault change.
 
+use std::collections::HashSet;
+
 use knower_vault::{Batch, Error, Vault};
 
 use crate::artifact::{self, Artifact, DIR, Kind, Status};
@@ -73,19 +75,7 @@ pub fn write_in(batch: &mut Batch, artifact: &Artifact) -> Result<(), Error> {
 /// How alike two summaries are: the share of the shorter one's content
 /// words the other has.
 pub fn overlap(a: &str, b: &str) -> f64 {
-    let words = |t: &str| -> std::collections::HashSet<String> {
-        // CJK text has no spaces: its pairs of characters are its words.
-        let mut words: std::collections::HashSet<String> =
-            knower_index::analyzer::cjk_words(t).into_iter().collect();
-        words.extend(
-            knower_index::analyzer::without_cjk(t)
-                .split(|c: char| !c.is_alphanumeric())
-                .map(str::to_lowercase)
-                .filter(|w| w.len() > 2 && !STOP.contains(&w.as_str())),
-        );
-        words
-    };
-    let (a, b) = (words(a), words(b));
+    let (a, b) = (content_words(a), content_words(b));
     let smaller = a.len().min(b.len());
     if smaller == 0 {
         return 0.0;
@@ -93,10 +83,32 @@ pub fn overlap(a: &str, b: &str) -> f64 {
     a.intersection(&b).count() as f64 / smaller as f64
 }
 
-const STOP: [&str; 24] = [
+/// The words a text is about, as search reads them: function words left
+/// out, the rest stemmed in the text's language ("invite", "inviting" are
+/// one word); CJK text, which has no spaces, by its pairs of characters.
+pub fn content_words(text: &str) -> HashSet<String> {
+    use knower_index::analyzer::{CaseParts, Stemming, cjk_words, terms_stemmed, without_cjk};
+    let mut words: HashSet<String> = cjk_words(text).into_iter().collect();
+    let kept: Vec<String> = without_cjk(text)
+        .split(|c: char| !c.is_alphanumeric())
+        .map(str::to_lowercase)
+        .filter(|w| w.chars().count() > 2 && !STOP.contains(&w.as_str()))
+        .collect();
+    words.extend(
+        terms_stemmed(&kept.join(" "), CaseParts::All, Stemming::Detect)
+            .into_iter()
+            .filter(|(_, _, compound)| !compound)
+            .map(|(term, _, _)| term),
+    );
+    words
+}
+
+/// Function words: a question's "what did we" says nothing of its topic.
+const STOP: [&str; 40] = [
     "the", "and", "for", "with", "that", "this", "you", "your", "are", "was", "were", "have",
-    "has", "what", "how", "should", "would", "could", "can", "about", "from", "our", "which",
-    "will",
+    "has", "had", "what", "how", "should", "would", "could", "can", "about", "from", "our",
+    "which", "will", "did", "does", "who", "whom", "whose", "when", "where", "why", "its", "they",
+    "them", "their", "there", "been", "let",
 ];
 
 #[cfg(test)]
@@ -108,5 +120,13 @@ mod tests {
         assert!(overlap("東京で新しいカメラを買う", "カメラを買った？") >= 0.5);
         assert_eq!(overlap("東京で新しいカメラを買う", "大阪の天気"), 0.0);
         assert!(overlap("Host the wiki on our own server", "the wiki server") >= 0.9);
+        assert_eq!(
+            overlap(
+                "How many guests are we inviting?",
+                "Whom should we invite as guests?"
+            ),
+            1.0,
+            "one word whatever its ending"
+        );
     }
 }

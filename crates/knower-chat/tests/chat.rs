@@ -424,7 +424,7 @@ fn the_log_only_ever_grows_whatever_is_done_with_the_memory() {
         assert!(now.starts_with(&before), "the log was rewritten");
         before = now;
     };
-    let asked = say(&chat, "s", "Which database does the geocoder use?");
+    let asked = say(&chat, "s", "Which database should the geocoder use?");
     grew(&fx);
     let Change::Created { artifact } = &asked.changes[0] else {
         panic!()

@@ -447,4 +447,23 @@ mod tests {
             Status::Archived
         );
     }
+
+    #[test]
+    fn answers_take_as_evidence_only_the_facts_a_user_confirmed() {
+        let unconfirmed = knower_agents::evidence::UNCONFIRMED_GARDEN_SECTIONS;
+        for status in Status::ALL {
+            let section = status.heading().trim_start_matches("## ");
+            assert_eq!(
+                unconfirmed.contains(&section),
+                status != Status::Confirmed,
+                "{section}"
+            );
+        }
+        let flagged = crate::extract::FLAGGED_SECTION.trim_start_matches("## ");
+        assert!(unconfirmed.contains(&flagged));
+        assert!(
+            TOPICS.ends_with("topics")
+                && knower_agents::evidence::GARDEN_TOPICS == format!("{TOPICS}/")
+        );
+    }
 }

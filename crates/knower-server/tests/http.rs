@@ -932,7 +932,7 @@ fn a_chat_reply_streams_as_server_sent_events_and_artifacts_can_be_corrected() {
     let body = block_on(async {
         client()
             .post(server.url("/chat"))
-            .json(&json!({"message": "Where do the tomatoes grow?"}))
+            .json(&json!({"message": "Where should the tomatoes grow?"}))
             .send()
             .await
             .unwrap()

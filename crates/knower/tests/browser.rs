@@ -1001,7 +1001,7 @@ fn the_chat_view_streams_a_reply_shows_what_it_concluded_and_corrects_it() {
         let input = b.client.find(Locator::Css("#chat-input")).await.unwrap();
         input
             .send_keys(&format!(
-                "Which database does the Atlas geocoding API use?{ENTER}"
+                "Which database should the Atlas geocoding API use?{ENTER}"
             ))
             .await
             .unwrap();

@@ -71,12 +71,12 @@ fn the_repl_answers_lists_and_stops_a_reply_with_ctrl_c() {
     // Offline: a question opens an effort; /efforts lists it.
     let mut p = pty(v, &["chat"], &[]);
     p.expect("you> ").unwrap();
-    type_line(&mut p, "Which database does the geocoder use?");
+    type_line(&mut p, "Which database should the geocoder use?");
     p.expect("offline engine").unwrap();
     p.expect("+ effort").unwrap();
     p.expect("you> ").unwrap();
     type_line(&mut p, "/efforts");
-    p.expect("Which database does the geocoder use?").unwrap();
+    p.expect("Which database should the geocoder use?").unwrap();
     // Ctrl-C at the prompt does not leave.
     press_at_prompt(&mut p, ControlCode::EndOfText);
     p.expect("Ctrl-D or /quit leaves").unwrap();

@@ -5,20 +5,48 @@
 //! routing lines (where an update was filed) are never evidence.
 
 use crate::error::Result;
+use crate::evidence::{admit, is_heading_or_blank};
 use crate::offline::stems::{index_words, index_words_in};
-use crate::recovery::CHANGELOG;
 use crate::report::OFFLINE;
 use crate::report::{Answer, Source};
 use crate::text::ellipsis;
-use knower_index::{Index, Mode, SearchOptions};
+use knower_index::{Hit, Index, Mode, SearchOptions};
 
 /// Passages shown at most.
 const PASSAGES: usize = 6;
 /// Longest passage shown, in characters.
 const PASSAGE_CHARS: usize = 600;
 
-/// `profile` is the text of `profile.md`, which is not indexed: for a
-/// question about the user, its matching lines come first.
+/// What the vault holds for a question, before it is written as an answer.
+#[derive(Clone, Debug, Default)]
+pub struct Evidence {
+    /// The line or two that answer best, each with its `path` and line.
+    pub lines: Vec<Line>,
+    /// The passages that match best, best first.
+    pub hits: Vec<Hit>,
+    /// What search had to say about itself (a mode it could not use).
+    pub notice: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Line {
+    pub text: String,
+    pub path: String,
+    pub number: usize,
+}
+
+/// Where to look for evidence, and how much of it to keep.
+#[derive(Clone, Copy, Debug)]
+pub struct Within<'a> {
+    pub mode: Mode,
+    pub scope: Option<&'a str>,
+    /// Files under these folders are left out.
+    pub without: &'a [&'a str],
+    pub passages: usize,
+}
+
+/// `profile` is the text of `profile.md`, which is not indexed: its lines
+/// that answer come first.
 pub fn answer(
     index: &Index,
     profile: Option<&str>,
@@ -26,23 +54,30 @@ pub fn answer(
     mode: Mode,
     scope: Option<&str>,
 ) -> Result<Answer> {
-    answer_without(index, profile, question, mode, scope, &[])
+    let within = Within {
+        mode,
+        scope,
+        without: &[],
+        passages: PASSAGES,
+    };
+    let evidence = evidence(index, profile, question, within)?;
+    Ok(render(evidence))
 }
 
-/// The same, leaving out passages of files under the `without` folders.
-pub fn answer_without(
+/// The evidence for `question`: the passages search finds ([`admit`]ted as
+/// evidence), the profile's lines that answer first, and the lines of the
+/// best of them that share the most of the question's words.
+pub fn evidence(
     index: &Index,
     profile: Option<&str>,
     question: &str,
-    mode: Mode,
-    scope: Option<&str>,
-    without: &[&str],
-) -> Result<Answer> {
+    within: Within,
+) -> Result<Evidence> {
     let options = SearchOptions {
-        mode,
-        scope: scope.map(str::to_string),
+        mode: within.mode,
+        scope: within.scope.map(str::to_string),
         // Room for the passages dropped below.
-        limit: PASSAGES * 4,
+        limit: within.passages.max(1) * 4,
     };
     let query: String = question
         .chars()
@@ -56,61 +91,78 @@ pub fn answer_without(
         .collect();
     let mut results = index.search(&query, &options)?;
     results.hits.retain(|hit| {
-        !without
+        !within
+            .without
             .iter()
             .any(|folder| hit.path.starts_with(&format!("{folder}/")))
     });
-    // A changelog passage stays only for what is left of it once its
-    // routing lines are gone, and only if that still matches.
-    let wanted = index_words(question);
-    results.hits.retain_mut(|hit| {
-        if hit.path != CHANGELOG {
-            return true;
-        }
-        hit.text = without_routing_lines(&hit.text);
-        hit.text
-            .lines()
-            .any(|line| !is_heading_or_blank(line) && shared(&wanted, &index_words(line)) > 0)
-    });
-    if let Some(profile) = profile.filter(|_| about_the_user(question)) {
-        let mut about = profile_lines(profile, &wanted);
+    admit(question, &mut results.hits);
+    if let Some(profile) = profile {
+        let mut about = profile_lines(profile, question);
         about.append(&mut results.hits);
         results.hits = about;
     }
-    results.hits.truncate(PASSAGES);
+    results.hits.truncate(within.passages);
+    Ok(Evidence {
+        lines: answering_lines(question, &results.hits),
+        hits: results.hits,
+        notice: results.notice,
+    })
+}
+
+/// The answer a person reads: the lines that answer, then the passages
+/// grouped by file, each cited.
+fn render(evidence: Evidence) -> Answer {
     let mut markdown = format!(
         "_{OFFLINE}: no LLM is configured, so this is not a written answer but the \
          passages of your vault that best match the question._\n\n"
     );
-    if let Some(notice) = &results.notice {
+    if let Some(notice) = &evidence.notice {
         markdown.push_str(&format!("_Note: {notice}_\n\n"));
     }
-    if results.hits.is_empty() {
+    if evidence.hits.is_empty() {
         markdown.push_str("The vault does not hold anything that matches this question.\n");
-        return Ok(Answer {
+        return Answer {
             engine: OFFLINE.into(),
             markdown,
             sources: vec![],
             found: false,
             usage: None,
-        });
+        };
     }
-    let best = answering_lines(question, &results.hits);
-    if !best.is_empty() {
+    if !evidence.lines.is_empty() {
         markdown.push_str("**From your notes:**\n\n");
-        for (line, path, number) in &best {
-            markdown.push_str(&format!("- {line} — `{path}:{number}`\n"));
+        for line in &evidence.lines {
+            markdown.push_str(&format!(
+                "- {} — `{}:{}`\n",
+                line.text, line.path, line.number
+            ));
         }
         markdown.push_str("\n**Passages:**\n\n");
     }
-    // Files in the order of their best passage; passages in file order.
-    let mut files: Vec<(String, Vec<&knower_index::Hit>)> = Vec::new();
-    for hit in &results.hits {
+    let (passages, sources) = passages_by_file(&evidence.hits);
+    markdown.push_str(&passages);
+    Answer {
+        engine: OFFLINE.into(),
+        markdown,
+        sources,
+        found: true,
+        usage: None,
+    }
+}
+
+/// `hits` as markdown, files in the order of their best passage and
+/// passages in file order, each under its `path:first-last`; and the
+/// sources they cite.
+pub fn passages_by_file(hits: &[Hit]) -> (String, Vec<Source>) {
+    let mut files: Vec<(String, Vec<&Hit>)> = Vec::new();
+    for hit in hits {
         match files.iter_mut().find(|(path, _)| *path == hit.path) {
             Some((_, hits)) => hits.push(hit),
             None => files.push((hit.path.clone(), vec![hit])),
         }
     }
+    let mut markdown = String::new();
     let mut sources = Vec::new();
     for (path, mut hits) in files {
         hits.sort_by_key(|h| h.line_start);
@@ -134,13 +186,7 @@ pub fn answer_without(
             });
         }
     }
-    Ok(Answer {
-        engine: OFFLINE.into(),
-        markdown,
-        sources,
-        found: true,
-        usage: None,
-    })
+    (markdown, sources)
 }
 
 /// A question in the first person ("my", "I", "me") is about the user.
@@ -153,11 +199,19 @@ fn about_the_user(question: &str) -> bool {
     })
 }
 
-/// The lines of the profile that share a word of the question, as passages
-/// of their own; a line's section heading counts as part of it, so "my
-/// preferences" finds every line under `## Preferences`. The starter's
-/// placeholder lines are not facts.
-fn profile_lines(profile: &str, wanted: &[String]) -> Vec<knower_index::Hit> {
+/// The lines of the profile that answer `question`, as passages of their
+/// own. A question in the first person takes every line that shares one of
+/// its words, and a line's section heading counts as part of it, so "my
+/// preferences" finds every line under `## Preferences`; any other question
+/// takes the lines that share half its words, as [`answering_lines`] does,
+/// so "What is Inés allergic to?" finds the line about Inés under
+/// `## People`. The starter's placeholder lines are not facts.
+fn profile_lines(profile: &str, question: &str) -> Vec<Hit> {
+    let wanted = index_words(question);
+    let needed = match about_the_user(question) {
+        true => 1,
+        false => wanted.len().div_ceil(2).max(1),
+    };
     let body_start = profile.len()
         - knower_vault::frontmatter::split(profile).map_or(profile.len(), |s| s.body.len());
     let first_line = profile[..body_start].lines().count() + 1;
@@ -175,7 +229,7 @@ fn profile_lines(profile: &str, wanted: &[String]) -> Vec<knower_index::Hit> {
         if is_heading_or_blank(line) || placeholders.contains(&line.trim()) {
             continue;
         }
-        if shared(wanted, &index_words(&format!("{line} {heading}"))) > 0 {
+        if shared(&wanted, &index_words(&format!("{line} {heading}"))) >= needed {
             let number = first_line + i;
             found.push(knower_index::Hit {
                 path: crate::recovery::PROFILE.to_string(),
@@ -194,29 +248,6 @@ fn profile_lines(profile: &str, wanted: &[String]) -> Vec<knower_index::Hit> {
     found
 }
 
-/// The line an update leaves in the changelog: `- DAY: summary [update-…]`.
-fn is_routing_line(line: &str) -> bool {
-    let line = line.trim_end();
-    line.starts_with("- ")
-        && line.ends_with(']')
-        && line
-            .rsplit_once('[')
-            .is_some_and(|(_, id)| id.starts_with("update-"))
-}
-
-/// `text` with its routing lines blanked (not removed: line numbers stay).
-fn without_routing_lines(text: &str) -> String {
-    text.lines()
-        .map(|l| if is_routing_line(l) { "" } else { l })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-fn is_heading_or_blank(line: &str) -> bool {
-    let line = line.trim();
-    line.is_empty() || line.starts_with('#')
-}
-
 /// How many of `wanted` are among `words` (both from [`index_words`]).
 fn shared(wanted: &[String], words: &[String]) -> usize {
     wanted
@@ -229,7 +260,7 @@ fn shared(wanted: &[String], words: &[String]) -> usize {
 /// question's words, each with its file and line number: at most two, and
 /// only lines that share at least half of those words (or one, for a
 /// question of one or two words).
-fn answering_lines(question: &str, hits: &[knower_index::Hit]) -> Vec<(String, String, usize)> {
+fn answering_lines(question: &str, hits: &[Hit]) -> Vec<Line> {
     let mut scored: Vec<(usize, usize, String, String, usize)> = Vec::new();
     for (rank, hit) in hits.iter().take(3).enumerate() {
         // Each passage is read in its language, and the question with it
@@ -266,27 +297,17 @@ fn answering_lines(question: &str, hits: &[knower_index::Hit]) -> Vec<(String, S
     scored
         .into_iter()
         .take(2)
-        .map(|(_, _, line, path, number)| (ellipsis(&line, 300), path, number))
+        .map(|(_, _, line, path, number)| Line {
+            text: ellipsis(&line, 300),
+            path,
+            number,
+        })
         .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn routing_lines_are_told_from_events() {
-        assert!(is_routing_line(
-            "- 2026-11-23: filed “Book the flight” in projects/trip/tasks.md [update-20261123-101500-3fa9]"
-        ));
-        assert!(!is_routing_line(
-            "- 2026-11-23: the flight to Lisbon is booked"
-        ));
-        assert_eq!(
-            without_routing_lines("# Changelog\n- 2026-11-23: x [update-1]\n- 2026-11-22: met Ana"),
-            "# Changelog\n\n- 2026-11-22: met Ana"
-        );
-    }
 
     #[test]
     fn words_match_with_their_endings() {

@@ -30,6 +30,12 @@ pub(super) fn is_common(stem: &str) -> bool {
         .contains(stem)
 }
 
+/// Whether `word`, as written, is an everyday English word (or only a
+/// function word): what tells "The" at a sentence's start from a name.
+pub fn is_everyday_word(word: &str) -> bool {
+    whole_words(word).iter().all(|stem| is_common(stem))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,18 +4,18 @@
 //! passages of the vault with their citations.
 
 mod answer;
-mod common;
+pub(crate) mod common;
 mod content;
 mod errands;
 pub(crate) mod kind;
 mod lexicon;
 mod phrasing;
 mod route;
-mod stems;
+pub(crate) mod stems;
 mod update;
 mod verbs;
 
-pub use answer::{answer, answer_without};
+pub use answer::{Evidence, Line, Within, answer, evidence, passages_by_file};
 pub use kind::{Kind, kind_of};
 pub use route::{
     Answered, PROFILE_CONFIDENCE, PROFILE_SHARED_CONFIDENCE, Rules, SOLE_HOLDER_CONFIDENCE,

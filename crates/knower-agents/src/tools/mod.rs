@@ -104,14 +104,16 @@ impl ReadTools {
             false => self.index.search(&args.query, &options),
         }
         .map_err(|e| e.to_string())?;
+        let mut hits = results.hits;
+        crate::evidence::admit(&args.query, &mut hits);
         let mut out = String::new();
         if let Some(notice) = results.notice {
             out.push_str(&format!("note: {notice}\n"));
         }
-        if results.hits.is_empty() {
+        if hits.is_empty() {
             out.push_str("no passage matches");
         }
-        for hit in &results.hits {
+        for hit in &hits {
             out.push_str(&format!(
                 "{}:{}-{} (score {:.2}){}\n{}\n\n",
                 hit.path,

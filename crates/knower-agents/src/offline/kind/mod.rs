@@ -52,7 +52,7 @@ use crate::offline::verbs;
 use crate::offline::verbs::Past;
 
 use crate::offline::lexicon::*;
-pub(crate) use user::tells_who_someone_is;
+pub(crate) use user::{about_someone, tells_who_someone_is};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {

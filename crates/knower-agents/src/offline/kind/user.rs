@@ -387,3 +387,20 @@ pub(crate) fn tells_who_someone_is(first: &str) -> bool {
     };
     after.iter().take(3).any(|w| listed(PEOPLE, w))
 }
+
+/// Whether a fact of the user's is about someone in their life: it names
+/// one of their people ("my sister Inés is allergic to penicillin", "my
+/// mum's birthday is 3 May") or tells who someone is to them ("Sam is my
+/// brother"). Such facts go under the profile's `## People`.
+pub(crate) fn about_someone(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    let words: Vec<&str> = plain_words(&lower).collect();
+    tells_who_someone_is(&lower)
+        || words.iter().enumerate().any(|(i, w)| {
+            (*w == "my" || *w == "our")
+                && words[i + 1..]
+                    .iter()
+                    .take(2)
+                    .any(|next| listed(PEOPLE, next.trim_end_matches("'s")))
+        })
+}
