@@ -7,6 +7,7 @@ use crate::agents::Agents;
 use crate::error::Result;
 use crate::offline::Kind;
 use crate::payload::Payload;
+use crate::text::capitalised;
 use crate::text::{noted_mark, one_line, slug};
 
 impl Agents {
@@ -81,10 +82,7 @@ impl Agents {
         } else {
             match kind {
                 Kind::Task => (task_item(text, &links), Position::Bottom),
-                Kind::Event => (
-                    list_item(&[&format!("{day}:"), &one_line(text), &links]) + "\n",
-                    Position::Top,
-                ),
+                Kind::Event => (event_item(&day, text, &links), Position::Top),
                 Kind::Preference => (
                     list_item(&[&one_line(text), &links, &noted_mark(&day)]) + "\n",
                     Position::Bottom,
@@ -108,8 +106,100 @@ impl Agents {
             block
         };
         batch.append(&destination, &block, position)?;
+        // Pasted notes keep their lines above; their action items are
+        // tasks too, in the tasks of the place they were filed.
+        let actions = match kind {
+            Kind::Task => Vec::new(),
+            _ => action_items(text),
+        };
+        let tasks = match destination.strip_prefix("projects/") {
+            Some(rest) if let Some((project, _)) = rest.split_once('/') => {
+                format!("projects/{project}/tasks.md")
+            }
+            _ => "tasks.md".to_string(),
+        };
+        if !actions.is_empty() && tasks != destination {
+            if batch.read(&tasks)?.is_none() {
+                let tasks_path = VaultPath::parse(&tasks)?;
+                batch.write(&tasks, &format!("# {}\n\n", title_of(&tasks_path)))?;
+            }
+            for action in &actions {
+                batch.append(&tasks, &task_item(action, ""), Position::Bottom)?;
+            }
+            changed.push(tasks);
+        }
         Ok(changed)
     }
+}
+
+/// An event as a changelog entry: its first line after the day, and the
+/// lines of pasted notes below it, each kept as it was written.
+fn event_item(day: &str, text: &str, links: &str) -> String {
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next().unwrap_or_default();
+    let mut out = list_item(&[&format!("{day}:"), &one_line(first), links]) + "\n";
+    for line in lines {
+        let line = line.trim_start_matches(['-', '*', '•']).trim_start();
+        out.push_str(&format!("  - {}\n", one_line(line)));
+    }
+    out
+}
+
+/// The action items of pasted notes: unticked checklist lines
+/// (`- [ ] …`), lines labelled `Action:`, `TODO:` or `AI:`, and the items
+/// listed under an "Action items" (or "Next steps") heading or label. A
+/// line of one sentence is never its own action item: a task is filed as
+/// a task.
+pub(crate) fn action_items(text: &str) -> Vec<String> {
+    if text.trim().lines().count() < 2 {
+        return Vec::new();
+    }
+    let mut items = Vec::new();
+    let mut listed = false;
+    for line in text.lines() {
+        let line = line.trim();
+        let lower = line.to_lowercase();
+        let bare = lower
+            .trim_start_matches(['#', '*', ' '])
+            .trim_end_matches(['*', ':', ' ']);
+        if matches!(
+            bare,
+            "action items"
+                | "actions"
+                | "action points"
+                | "next steps"
+                | "to do"
+                | "todo"
+                | "todos"
+        ) {
+            listed = true;
+            continue;
+        }
+        if line.is_empty() {
+            continue;
+        }
+        // A heading, or a line that is not an item, ends the list.
+        if line.starts_with('#') || !line.starts_with(['-', '*', '•']) {
+            listed = false;
+        }
+        let item = [
+            "- [ ]",
+            "* [ ]",
+            "[ ]",
+            "action:",
+            "action item:",
+            "todo:",
+            "to do:",
+            "ai:",
+        ]
+        .iter()
+        .find_map(|marker| lower.starts_with(marker).then(|| &line[marker.len()..]))
+        .or_else(|| listed.then(|| line.strip_prefix(['-', '*', '•'])).flatten());
+        if let Some(item) = item.map(str::trim).filter(|i| !i.is_empty()) {
+            items.push(item.to_string());
+        }
+    }
+    items
 }
 
 /// `folder/name`, or `folder/name-2.ext`… when another file already holds
@@ -257,17 +347,41 @@ fn task_item(text: &str, links: &str) -> String {
     out
 }
 
-fn capitalised(text: &str) -> String {
-    let mut chars = text.chars();
-    chars
-        .next()
-        .map(|c| c.to_uppercase().chain(chars).collect())
-        .unwrap_or_default()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pasted_notes_keep_their_lines_and_their_action_items_are_found() {
+        let notes = "Standup 3 Dec\n- Ana finished the importer\n- Ben is blocked on the staging DB\n\
+                     - Decided to move the release to Friday\nAction: Ben to ask ops for DB access\n\
+                     - [ ] Ana to write the release note\n- [x] Book the room\n\
+                     See https://example.com/runbook\n\n## Next steps\n\n- Chase the vendor\n* Update the wiki\n\nThanks all";
+        assert_eq!(
+            action_items(notes),
+            [
+                "Ben to ask ops for DB access",
+                "Ana to write the release note",
+                "Chase the vendor",
+                "Update the wiki"
+            ],
+            "a ticked item and a link are not to-dos"
+        );
+        assert!(action_items("TODO: one line is a task, filed as one").is_empty());
+        let entry = event_item("2026-12-03", notes, "");
+        assert!(
+            entry.starts_with("- 2026-12-03: Standup 3 Dec\n  - Ana finished the importer\n"),
+            "{entry}"
+        );
+        assert_eq!(
+            entry.lines().count(),
+            notes.lines().filter(|l| !l.trim().is_empty()).count()
+        );
+        assert_eq!(
+            event_item("2026-12-03", "Met Ana", ""),
+            "- 2026-12-03: Met Ana\n"
+        );
+    }
     use crate::text::{noted_mark, without_noted_marks};
 
     #[test]

@@ -34,6 +34,15 @@ pub use knower_vault::slug;
 
 /// The mark a fact or a note filed in a list carries: "_(noted
 /// 2026-06-15)_".
+/// `text` with its first letter in capitals.
+pub(crate) fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
 pub(crate) fn noted_mark(day: &str) -> String {
     format!("{NOTED}{day})_")
 }

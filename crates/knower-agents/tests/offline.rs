@@ -130,6 +130,39 @@ fn preferences_go_to_the_profile_and_stray_tasks_to_the_global_list() {
 }
 
 #[test]
+fn pasted_meeting_notes_keep_their_lines_and_their_action_item_is_a_task() {
+    let fx = Fixture::new();
+    let agents = fx.offline();
+    let notes = "Atlas sync with Ana and Ben\n\
+                 - the geocoder import finished overnight\n\
+                 - staging is still on the old Postgres\n\
+                 - the release moves to Friday\n\
+                 - runbook: https://example.com/atlas/runbook\n\
+                 Action: Ben to upgrade staging to Postgres 16";
+    let r = agents.update(Payload::text(notes)).unwrap();
+    assert_eq!(r.outcome, Outcome::Filed, "{r:?}");
+    assert!(
+        r.changed.contains(&"projects/atlas/tasks.md".to_string()),
+        "{r:?}"
+    );
+    let filed = fx.read(&r.changed[0]);
+    for line in notes.lines() {
+        let line = line.trim_start_matches("- ");
+        assert!(
+            filed.contains(line),
+            "{line:?} kept in {}: {filed}",
+            r.changed[0]
+        );
+    }
+    let tasks = fx.read("projects/atlas/tasks.md");
+    assert!(
+        tasks.contains("- [ ] Ben to upgrade staging to Postgres 16"),
+        "{tasks}"
+    );
+    assert!(!tasks.contains("runbook"), "a link is a reference: {tasks}");
+}
+
+#[test]
 fn facts_about_the_users_people_are_found_by_their_names() {
     let fx = Fixture::new();
     let agents = fx.offline();
@@ -467,6 +500,23 @@ fn an_unmatched_note_goes_to_the_inbox_and_can_be_answered_by_name_or_discarded(
                     "{body}"
                 );
                 assert_eq!(body.matches(text).count(), 1, "{body}");
+                // A project the answer started has its description, from
+                // the answer and the first note; one that was there keeps
+                // its own.
+                let project = path.trim_end_matches("/state.md");
+                let description = fx.read(&format!("{project}/description.md"));
+                if path.contains("lisbon") {
+                    assert!(
+                        report
+                            .changed
+                            .contains(&format!("{project}/description.md")),
+                        "{report:?}"
+                    );
+                    assert!(description.contains("# Lisbon trip\n"), "{description}");
+                    assert!(description.contains(text), "{description}");
+                } else {
+                    assert!(!description.contains("Started from the inbox"));
+                }
             }
             None => assert_eq!(report.outcome, Outcome::Discarded),
         }

@@ -140,10 +140,8 @@ class App {
       get('/api/inbox').then((items) => this.setInboxCount(items.length)).catch((error) => this.fail(error)),
     ]);
     this.refreshPending();
-    if (!location.hash) {
-      const start = this.tree.files().includes('overview.md') ? '#/file/overview.md' : '#/activity';
-      history.replaceState(null, '', start);
-    }
+    // Knower opens on what waits and what changed, not on a note.
+    if (!location.hash) history.replaceState(null, '', '#/activity');
     this.route();
   }
 

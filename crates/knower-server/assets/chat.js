@@ -70,17 +70,20 @@ export function chatView(app) {
 
   // A live exchange carries what its context held; one read back from the
   // log carries only the ids of the memories that were in it.
+  const count = (n, one, many) => `${n} ${n === 1 ? one : many}`;
   const context = (x) => {
     const c = x.context;
     if (c && !Array.isArray(c)) {
       return h('p', { class: 'muted small chat-context' },
-        `context ${c.tokens} tokens · ${c.efforts} open efforts · ${c.artifacts} memories · ${c.passages} passages · ${c.history} past exchanges`
+        [`context ${c.tokens} tokens`, count(c.efforts, 'open effort', 'open efforts'), count(c.artifacts, 'memory', 'memories'),
+          count(c.passages, 'passage', 'passages'), count(c.history, 'past exchange', 'past exchanges')].join(' · ')
         + (c.message_cut_tokens ? ` · the message was too long: about ${c.message_cut_tokens} tokens of it were left out` : ''));
     }
     const n = c?.length ?? 0;
-    const parts = [x.at ? when(x.at) : null, n ? `${n} ${n === 1 ? 'memory' : 'memories'} in its context` : null]
+    const parts = [x.at ? when(x.at) : null, n ? `${count(n, 'memory', 'memories')} in its context` : null]
       .filter(Boolean);
-    return parts.length ? h('p', { class: 'muted small' }, parts.join(' · ')) : null;
+    // A time is an element, not text: the parts are children between dots.
+    return parts.length ? h('p', { class: 'muted small' }, parts.flatMap((part, i) => (i ? [' · ', part] : [part]))) : null;
   };
 
   const renderEfforts = (artifacts) => {
@@ -187,7 +190,10 @@ export function chatView(app) {
       renderEfforts(overview.artifacts);
       fill(app.view, h('div', { class: 'chat' },
         h('p', { class: 'muted' }, `Knower remembers what conversations concluded, not every word (${overview.engine}).`),
-        efforts, list, form));
+        efforts, list));
+      // The message box sits below the conversation, where the composer is
+      // in other views: it never covers an exchange, whatever the width.
+      app.view.after(form);
       app.view.scrollTop = app.view.scrollHeight;
       input.focus();
     },
@@ -201,6 +207,7 @@ export function chatView(app) {
     },
     leave() {
       app.root.classList.remove('chat-mode');
+      form.remove();
       sending?.abort();
     },
   };

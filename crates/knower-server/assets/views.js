@@ -217,9 +217,16 @@ function highlight(body, [start, end], bodyLine) {
   }
 }
 
-// ---- activity: answers and updates sent from here ---------------------------
+// ---- activity: where Knower opens -------------------------------------------
+//
+// What waits for the person (inbox items), what changed lately in the vault
+// (whoever changed it), then the answers and updates: those sent from this
+// browser, and those sent from elsewhere (the command line, MCP, HTTP), so
+// that nothing sent is missing from here.
 
 const STEPS = ['queued', 'running', 'done'];
+/// Recent changes shown at the top.
+const RECENT = 5;
 
 export function activityView(app) {
   app.setTools(
@@ -231,12 +238,32 @@ export function activityView(app) {
   app.tree.setActive(null);
   const view = {
     async load() {
-      const cards = app.activity.cards;
+      const [inbox, changes, updates] = await Promise.all([
+        get('/api/inbox').catch(() => []),
+        get(`/api/log?limit=${RECENT}`).catch(() => []),
+        get('/updates?limit=50').catch(() => []),
+      ]);
+      const mine = new Set(app.activity.cards.map((card) => card.id).filter(Boolean));
+      // Sent from elsewhere: as cards of their own, in time order with ours.
+      const elsewhere = updates.filter((update) => !mine.has(update.id)).map((update) => ({
+        ...update, kind: 'update', elsewhere: true, at: update.accepted_at, text: update.headline,
+      }));
+      const cards = [...app.activity.cards, ...elsewhere].sort((a, b) => (a.at ?? '').localeCompare(b.at ?? ''));
+      const home = h('section', { class: 'home', id: 'home' },
+        inbox.length
+          ? h('p', { class: 'waiting' }, h('a', { class: 'button', href: '#/inbox' }, `${inbox.length} ${inbox.length === 1 ? 'item waits' : 'items wait'} for your answer in the inbox`))
+          : h('p', { class: 'muted' }, 'Nothing waits for your answer.'),
+        changes.length
+          ? [h('h2', {}, 'Changed lately'), h('ul', { class: 'recent', id: 'recent' }, changes.map((change) => h('li', {},
+            h('span', { class: 'muted' }, ACTORS[change.actor] ?? change.actor, ' · ', when(change.at), ' · '),
+            change.files.slice(0, 3).map((file, i) => [i ? ', ' : null, file.change === 'D' ? h('s', {}, file.path) : h('a', { href: fileHref(file.path) }, file.path)]),
+            change.files.length > 3 ? ` and ${change.files.length - 3} more` : null)))]
+          : null);
       if (!cards.length) {
-        fill(app.view, h('div', { class: 'empty' }, h('strong', {}, 'Nothing sent yet'), 'Tell Knower something below, or switch to Search and ask a question.'));
+        fill(app.view, home, h('div', { class: 'empty' }, h('strong', {}, 'Nothing sent yet'), 'Tell Knower something below, or switch to Search and ask a question.'));
         return;
       }
-      fill(app.view, h('ol', { class: 'cards', id: 'activity' }, cards.map((card) => activityCard(app, card))));
+      fill(app.view, home, h('ol', { class: 'cards', id: 'activity' }, cards.map((card) => activityCard(app, card))));
       // The newest card is at the bottom; one taller than the view (a long
       // answer) is shown from its top, where the question and the best
       // passage are.
@@ -294,7 +321,7 @@ function activityCard(app, card) {
     h(
       'div',
       { class: 'card-head' },
-      h('span', { class: 'grow' }, h('b', {}, card.inbox_ref ? 'You replied' : 'You sent'), ' ', when(card.at)),
+      h('span', { class: 'grow' }, h('b', { title: card.elsewhere ? 'from the command line, MCP or HTTP' : null }, card.elsewhere ? 'Sent from elsewhere' : card.inbox_ref ? 'You replied' : 'You sent'), ' ', when(card.at)),
       h('span', { class: 'pill', 'data-state': inInbox ? 'inbox' : state }, state === 'queued' || state === 'running' || state === 'sending' ? h('span', { class: 'spinner' }) : null, label),
     ),
     h('p', { class: 'card-text' }, card.text),

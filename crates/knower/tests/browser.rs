@@ -418,6 +418,57 @@ fn a_note_sent_appears_in_the_tree_and_opens_rendered() {
 }
 
 #[test]
+fn knower_opens_on_what_waits_and_what_changed_with_updates_sent_from_the_command_line() {
+    let dir = fixture();
+    let vault = dir.path().to_path_buf();
+    let server = serve(dir.path(), "127.0.0.1:0", None);
+    // Sent from the command line while the server runs: one filed, one
+    // that waits in the inbox.
+    knower(
+        &vault,
+        &["update", "Remember to renew the Atlas TLS certificate"],
+        "",
+    );
+    knower(&vault, &["update", "Lunch with Sam was nice"], "");
+    scenario(|b| async move {
+        b.goto(&server.url).await;
+        b.until(
+            "it opens on the activity, not on a note",
+            "location.hash === '#/activity' && document.querySelector('#home')",
+        )
+        .await;
+        b.until(
+            "what waits for an answer is said first",
+            "document.querySelector('#home a[href=\"#/inbox\"]')?.innerText.includes('1 item waits')",
+        )
+        .await;
+        b.until(
+            "what changed lately links its files",
+            "document.querySelector('#recent a[href*=\"projects/atlas/tasks.md\"]')",
+        )
+        .await;
+        b.until(
+            "the updates sent from the command line are listed",
+            "[...document.querySelectorAll('#activity .update-card')].filter(c => c.innerText.includes('from elsewhere')).length === 2",
+        )
+        .await;
+        let texts = b
+            .eval("document.querySelector('#activity').innerText")
+            .await;
+        let texts = texts.as_str().unwrap();
+        assert!(
+            texts.contains("Renew the Atlas TLS certificate")
+                || texts.contains("renew the Atlas TLS"),
+            "{texts}"
+        );
+        assert!(texts.contains("Lunch with Sam"), "{texts}");
+        assert!(!texts.contains("Nothing sent yet"), "{texts}");
+        b.screenshot("0-landing").await;
+        b
+    });
+}
+
+#[test]
 fn a_question_is_answered_with_sources_that_open_the_file() {
     let dir = fixture();
     knower(
@@ -1080,7 +1131,27 @@ fn the_chat_view_streams_a_reply_shows_what_it_concluded_and_corrects_it() {
             .await;
         let shown = shown.as_str().unwrap();
         assert!(!shown.contains("undefined"), "{shown}");
+        assert!(!shown.contains("[object"), "{shown}");
         assert!(shown.contains("in its context"), "{shown}");
+        // On a phone's width and on a desktop's, the message box stays
+        // below the conversation: scrolled to its end, the last exchange
+        // ends above the box, never under it.
+        for (width, height) in [(420, 700), (1280, 720)] {
+            b.client.set_window_size(width, height).await.unwrap();
+            let apart = b
+                .eval(
+                    "(() => { const last = [...document.querySelectorAll('.chat-exchange')].pop(); \
+                     last.scrollIntoView({block: 'end'}); \
+                     const box = document.querySelector('#chat-input').getBoundingClientRect(); \
+                     return Math.round(box.top - last.getBoundingClientRect().bottom); })()",
+                )
+                .await;
+            b.screenshot(&format!("9-chat-{width}")).await;
+            assert!(
+                apart.as_i64().unwrap() >= 0,
+                "{width}px: the box covers the exchange by {apart}"
+            );
+        }
         b
     });
 }

@@ -129,7 +129,9 @@ impl Agents {
             }
             Answered::File(destination) => {
                 let original = original.expect("read for a destination");
+                let started = start_project(batch, &destination, &original, &self.today())?;
                 report.changed = self.file(batch, &destination, kind, &original)?;
+                report.changed.extend(started);
                 report.summary = format!(
                     "filed inbox item {} in {} as you answered",
                     item.id,
@@ -147,4 +149,36 @@ impl Agents {
         self.log_to_changelog(batch, &report)?;
         Ok(report)
     }
+}
+
+/// When an answer files into a project that does not exist yet, the
+/// project starts with its `description.md`, written from the answer (its
+/// name) and the note that started it, for the person to complete: routing
+/// and the agents read a project's description first.
+fn start_project(
+    batch: &mut Batch,
+    destination: &str,
+    first: &Payload,
+    day: &str,
+) -> Result<Option<String>> {
+    let Some(name) = destination
+        .strip_prefix("projects/")
+        .and_then(|rest| rest.split_once('/'))
+        .map(|(name, _)| name)
+    else {
+        return Ok(None);
+    };
+    let description = format!("projects/{name}/description.md");
+    if batch.exists(&format!("projects/{name}"))? {
+        return Ok(None);
+    }
+    let title = crate::text::capitalised(&name.replace(['-', '_'], " "));
+    batch.write(
+        &description,
+        &format!(
+            "# {title}\n\nStarted from the inbox on {day}, with this note:\n\n> {}\n\nSay here what the project is about: its goal, its people, its words.\n",
+            crate::text::bounded_line(&first.text, 300)
+        ),
+    )?;
+    Ok(Some(description))
 }
