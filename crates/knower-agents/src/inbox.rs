@@ -100,10 +100,18 @@ fn render_review(
     if !links.is_empty() {
         out.push_str(&format!("\nAttached: {}\n", links.join(" ")));
     }
-    out.push_str(&format!(
-        "\n## Why it is here\n\n{}\n\n## Options\n\n",
-        reasoning.trim()
-    ));
+    // The sentence a person reads first; the engine's details (the rules
+    // and the scores that led to it) folded behind it.
+    let (said, details) = crate::report::conclusion(reasoning);
+    out.push_str(&format!("\n## Why it is here\n\n{said}\n\n"));
+    if !details.is_empty() {
+        out.push_str("<details><summary>How Knower got there</summary>\n\n");
+        for line in details {
+            out.push_str(&format!("- {line}\n"));
+        }
+        out.push_str("\n</details>\n\n");
+    }
+    out.push_str("## Options\n\n");
     for (n, c) in choices.iter().enumerate() {
         out.push_str(&format!("{}. `{}` — {}\n", n + 1, c.destination, c.why));
     }
@@ -111,9 +119,10 @@ fn render_review(
         "{}. Somewhere else: name a project (`project NAME` starts a new one) or a path.\n\n\
          ## How to answer\n\n\
          Reply with an option number, a project name or a path, e.g.\n\
-         `knower inbox reply {id} 1`. Replying `discard` drops the item \
+         `knower inbox reply {} 1`. Replying `discard` drops the item \
          (it stays recoverable with `knower undo`).\n",
-        choices.len() + 1
+        choices.len() + 1,
+        code(id)
     ));
     out
 }

@@ -38,7 +38,7 @@ pub use offline::{
 pub use payload::{Attachment, MAX_TEXT_BYTES, Payload, image_type};
 pub use prompts::{Prompt, PromptSource};
 pub use recovery::{Resume, resume, undo_update, undone_updates, update_of};
-pub use report::{Answer, OFFLINE, Outcome, Source, UpdateReport};
+pub use report::{Answer, OFFLINE, Outcome, Source, UpdateReport, conclusion};
 pub use router::{Decision, Facts, Hit, Project, Router};
 pub use settings::Settings;
 pub use tools::{ReadTools, ToolSet, WriteTools};

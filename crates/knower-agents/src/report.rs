@@ -88,3 +88,18 @@ pub struct Answer {
 
 /// How the offline engine names itself in every output.
 pub const OFFLINE: &str = "offline engine";
+
+/// A decision's reasoning split for a person: its conclusion (the last of
+/// its lines, the sentence that says what was decided and why) and the
+/// details before it (the rules and scores that led there). The offline
+/// engine writes one reason a line; a model's reasoning is one paragraph,
+/// all conclusion.
+pub fn conclusion(reasoning: &str) -> (&str, Vec<&str>) {
+    let mut lines: Vec<&str> = reasoning
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let said = lines.pop().unwrap_or_default();
+    (said, lines)
+}

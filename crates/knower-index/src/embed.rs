@@ -174,7 +174,7 @@ pub fn locate(spec: &str) -> Result<ModelFiles> {
     let offline = std::env::var("HF_HUB_OFFLINE").is_ok_and(|v| v == "1" || v == "true");
     if offline {
         return Err(Error::NoModel(format!(
-            "{spec} is not in the Hugging Face cache and HF_HUB_OFFLINE is set"
+            "no embedding model is installed: {spec} is not in the Hugging Face cache, and HF_HUB_OFFLINE forbids a download"
         )));
     }
     download(spec)
@@ -203,16 +203,23 @@ pub fn locate_cached(spec: &str) -> Result<ModelFiles> {
 
 fn download(repo: &str) -> Result<ModelFiles> {
     use std::io::IsTerminal;
+    // Said in a person's words: the library's chain of errors ("request
+    // error: https://…: Dns Failed: resolve dns name…") ends with the cause.
+    let failed = |e: &dyn std::fmt::Display| {
+        let e = e.to_string();
+        let cause = e.rsplit(": ").next().unwrap_or(&e).trim().to_string();
+        Error::NoModel(format!(
+            "no embedding model is installed: {repo} is not on this machine, and downloading it from huggingface.co failed ({cause})"
+        ))
+    };
     let api = hf_hub::api::sync::ApiBuilder::from_env()
         .with_progress(std::io::stderr().is_terminal())
         .build()
-        .map_err(|e| Error::NoModel(format!("cannot reach the Hugging Face hub: {e}")))?;
+        .map_err(|e| failed(&e))?;
     let model = api.model(repo.to_string());
     let mut dir = None;
     for file in MODEL_FILES {
-        let path = model
-            .get(file)
-            .map_err(|e| Error::NoModel(format!("downloading {file} of {repo}: {e}")))?;
+        let path = model.get(file).map_err(|e| failed(&e))?;
         dir = path.parent().map(Path::to_path_buf);
     }
     // How the model is pooled and prompted, where the repository says so;

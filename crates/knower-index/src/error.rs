@@ -38,7 +38,7 @@ impl Error {
                 "a model folder holds config.json, tokenizer.json and model.safetensors (set KNOWER_MODEL or [search] model in knower.toml)",
             ),
             Error::NoModel(_) => Some(
-                "set KNOWER_MODEL to a folder with the model, or allow the download from huggingface.co",
+                "to add one, set KNOWER_MODEL (or [search] model in knower.toml) to a model folder with config.json, tokenizer.json and model.safetensors, or run once with access to huggingface.co",
             ),
             Error::Config { .. } => Some("see README.md, section Configuration"),
             Error::Io { .. } => None,

@@ -821,7 +821,7 @@ impl Index {
                 Ok(s) => Some(s),
                 Err(why) => {
                     if !self.fallback_told.swap(true, Ordering::Relaxed) {
-                        results.notice = Some(format!("deep search uses BM25 only: {why}"));
+                        results.notice = Some(format!("deep search matched words only: {why}"));
                     }
                     results.mode = Mode::Fast;
                     None

@@ -12,8 +12,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 #[derive(Parser, Debug)]
 #[command(name = "knower", version, max_term_width = 100)]
 pub struct Cli {
-    /// The vault folder.
-    #[arg(long, global = true, env = "KNOWER_VAULT", value_name = "PATH")]
+    /// The vault folder [default: $KNOWER_VAULT, else ~/knower].
+    #[arg(long, global = true, value_name = "PATH")]
     pub vault: Option<PathBuf>,
 
     /// Print machine-readable JSON (errors too, on stderr).

@@ -37,10 +37,15 @@ impl Context {
         Context { given, json }
     }
 
-    /// `--vault` or `$KNOWER_VAULT` (clap reads both), else `~/knower`.
+    /// `--vault`, else `$KNOWER_VAULT`, else `~/knower`. (The variable is
+    /// read here, not by clap: an argument clap takes from the environment
+    /// shows in every usage line as if it had to be typed.)
     pub fn location(&self) -> Result<PathBuf, Failure> {
         if let Some(path) = &self.given {
             return Ok(path.clone());
+        }
+        if let Some(path) = std::env::var_os("KNOWER_VAULT").filter(|p| !p.is_empty()) {
+            return Ok(PathBuf::from(path));
         }
         match std::env::var_os("HOME") {
             Some(home) if !home.is_empty() => Ok(Path::new(&home).join("knower")),

@@ -47,7 +47,14 @@ pub fn search(
     let options = SearchOptions { mode, scope, limit };
     let mut results = block_on(service.search(query.to_string(), options, per_note))?;
     if let Some(notice) = &results.notice {
-        eprintln!("note: {notice}");
+        // On a line of its own, whatever a download's progress left on the
+        // terminal's current line.
+        let fresh_line = if std::io::stderr().is_terminal() {
+            "\n"
+        } else {
+            ""
+        };
+        eprintln!("{fresh_line}note: {notice}");
     }
     if !explain {
         for hit in &mut results.hits {

@@ -119,7 +119,9 @@ fn print_update(update: &Update) {
         }
     }
     if let Some(reasoning) = &update.details.reasoning {
-        println!("  why: {reasoning}");
+        // The conclusion; the rules and scores behind it are in the inbox
+        // item's review and the update's JSON.
+        println!("  why: {}", knower_agents::conclusion(reasoning).0);
     }
     if update.outcome == Some(Filed::Inbox)
         && let Some(id) = &update.inbox_id

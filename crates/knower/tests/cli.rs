@@ -218,6 +218,15 @@ fn the_vault_is_found_by_flag_then_environment_then_home() {
     assert!(env.join("overview.md").exists());
     init(&["init"], &[("HOME", &home)]);
     assert!(home.join("knower/overview.md").exists());
+    // With the vault in the environment, a usage line does not ask for it.
+    let usage = Command::new(bin)
+        .arg("search")
+        .env("KNOWER_VAULT", &env)
+        .output()
+        .unwrap();
+    let usage = String::from_utf8_lossy(&usage.stderr);
+    assert!(usage.contains("Usage: knower search <QUERY>"), "{usage}");
+    assert!(!usage.contains("--vault"), "{usage}");
 
     let err = fails(&dir.path().join("missing"), &["tree"]);
     assert!(

@@ -208,10 +208,17 @@ fn without_a_model_deep_falls_back_and_vector_fails() {
     assert!(out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
-        stderr.matches("deep search uses BM25 only").count(),
+        stderr.matches("deep search matched words only").count(),
         1,
         "{stderr}"
     );
+    // Said on its own line, in a person's words, with the way to add one.
+    let note = stderr
+        .lines()
+        .find(|l| l.starts_with("note: deep search"))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert!(note.contains("no embedding model is installed"), "{note}");
+    assert!(note.contains("to add one, set KNOWER_MODEL"), "{note}");
     assert!(String::from_utf8_lossy(&out.stdout).contains("bucket/pets.md"));
     let out = run(
         knower(&vault, &home),

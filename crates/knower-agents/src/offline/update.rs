@@ -19,7 +19,10 @@ impl Agents {
         let decision = Rules.route(&facts, payload)?;
         let mut report = self.report(id, Outcome::Filed);
         report.decided(&decision);
-        let author = author_of("agent:offline", id, &decision.reasoning);
+        // The journal says why in a sentence; the rules and scores behind
+        // it stay in the update's report.
+        let why = crate::report::conclusion(&decision.reasoning).0;
+        let author = author_of("agent:offline", id, why);
         // One change for the whole update (the note or the inbox item, the
         // attachments, the changelog line), so one undo takes it back.
         let (filed, _) = self.vault.batch(&author, |batch| {

@@ -262,7 +262,10 @@ impl<'f> Reading<'f> {
             .collect();
         for (p, s, best) in r.scored.iter().take(3) {
             if !options.iter().any(|c| c.destination == r.file_in(p)) {
-                options.push(r.choice(p, format!("score {s:.1}, best passage {best}")));
+                options.push(r.choice(
+                    p,
+                    format!("its notes are the closest match ({best}, score {s:.1})"),
+                ));
             }
         }
         options.push(bucket());
@@ -649,6 +652,20 @@ impl<'f> Reading<'f> {
             self.why.push(reason);
             return self.inbox("sole-holder-but-meaning-elsewhere");
         }
+        // One everyday word in common is not evidence: knee exercises are
+        // not a work project's because its notes say "run", nor a book
+        // club's evening the trip's because it "booked" a hotel. Unless the
+        // meaning, when known, clearly says it is that project's, ask.
+        let meaning_agrees = closest.is_some_and(|c| c.top == best && c.lead() >= MEANING_MARGIN);
+        if let [word] = held
+            && only_common
+            && !meaning_agrees
+        {
+            self.why.push(format!(
+                "Only {best}'s notes share a word of it, and that is one everyday word (“{word}”): too little to file it there, so I ask."
+            ));
+            return self.inbox("one-everyday-word");
+        }
         let confidence = SOLE_HOLDER_CONFIDENCE + if held.len() >= 2 { 0.05 } else { 0.0 };
         self.why.push(format!(
             "Filed in {best}: {}, and {best}'s hold {listed_held}.",
@@ -852,7 +869,7 @@ impl<'f> Reading<'f> {
             } else {
                 confidence
             }),
-            reasoning: std::mem::take(&mut self.why).join(" "),
+            reasoning: std::mem::take(&mut self.why).join("\n"),
             rule,
             choices: vec![self.choice(project, "chosen".into())],
             written: vec![],
@@ -870,7 +887,7 @@ impl<'f> Reading<'f> {
             } else {
                 confidence
             }),
-            reasoning: std::mem::take(&mut self.why).join(" "),
+            reasoning: std::mem::take(&mut self.why).join("\n"),
             rule,
             choices: vec![Choice {
                 destination: path.to_string(),
@@ -887,7 +904,7 @@ impl<'f> Reading<'f> {
             kind: Some(self.kind),
             project: None,
             confidence: Some(0.0),
-            reasoning: std::mem::take(&mut self.why).join(" "),
+            reasoning: std::mem::take(&mut self.why).join("\n"),
             rule,
             choices: std::mem::take(&mut self.options),
             written: vec![],
