@@ -35,14 +35,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         let (vault, _) =
             Vault::init(&dir, &Author::new("bench", "init")).map_err(|e| e.to_string())?;
         let vault = Arc::new(vault);
-        let index = Index::open(vault.clone()).map_err(|e| e.to_string())?;
-        index.catch_up(&mut |_, _| {}).map_err(|e| e.to_string())?;
-        let agents = Arc::new(Agents::new(
-            vault.clone(),
-            index.clone(),
-            Engine::Offline,
-            AgentSettings::default(),
-        ));
+        let (index, agents) = offline(&vault)?;
         let chat = Chat::with(
             vault.clone(),
             index.clone(),
@@ -167,4 +160,18 @@ pub fn run(args: &[String]) -> Result<(), String> {
         println!("| {mark} | {largest} |");
     }
     Ok(())
+}
+
+/// The index of `vault`, caught up, and the offline engine's agents on it:
+/// what a chat runs on in the benchmarks.
+pub(crate) fn offline(vault: &Arc<Vault>) -> Result<(Arc<Index>, Arc<Agents>), String> {
+    let index = Index::open(vault.clone()).map_err(|e| e.to_string())?;
+    index.catch_up(&mut |_, _| {}).map_err(|e| e.to_string())?;
+    let agents = Arc::new(Agents::new(
+        vault.clone(),
+        index.clone(),
+        Engine::Offline,
+        AgentSettings::default(),
+    ));
+    Ok((index, agents))
 }

@@ -10,9 +10,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use knower_agents::{Agents, Engine, Settings as AgentSettings};
 use knower_chat::{Chat, Settings};
-use knower_index::Index;
 use knower_vault::{Author, Vault};
 
 /// One scripted conversation.
@@ -112,14 +110,7 @@ pub fn score(set: &Path) -> Result<Score, String> {
                 .map_err(|e| e.to_string())?;
         }
         let vault = Arc::new(vault);
-        let index = Index::open(vault.clone()).map_err(|e| e.to_string())?;
-        index.catch_up(&mut |_, _| {}).map_err(|e| e.to_string())?;
-        let agents = Arc::new(Agents::new(
-            vault.clone(),
-            index.clone(),
-            Engine::Offline,
-            AgentSettings::default(),
-        ));
+        let (index, agents) = crate::chat::offline(&vault)?;
         let chat = Chat::with(vault, index.clone(), agents, Settings::default());
         let session = format!("recall-{}", conversation.name);
         let cancel = AtomicBool::new(false);

@@ -28,6 +28,24 @@ pub struct Evidence {
     pub notice: Option<String>,
 }
 
+impl Evidence {
+    /// The lines that answer, as a reply shows them: under "From your
+    /// notes", each with its `path:line`; empty when none does.
+    pub fn lines_markdown(&self) -> String {
+        if self.lines.is_empty() {
+            return String::new();
+        }
+        let mut out = String::from("**From your notes:**\n\n");
+        for line in &self.lines {
+            out.push_str(&format!(
+                "- {} — `{}:{}`\n",
+                line.text, line.path, line.number
+            ));
+        }
+        out
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Line {
     pub text: String,
@@ -131,13 +149,7 @@ fn render(evidence: Evidence) -> Answer {
         };
     }
     if !evidence.lines.is_empty() {
-        markdown.push_str("**From your notes:**\n\n");
-        for line in &evidence.lines {
-            markdown.push_str(&format!(
-                "- {} — `{}:{}`\n",
-                line.text, line.path, line.number
-            ));
-        }
+        markdown.push_str(&evidence.lines_markdown());
         markdown.push_str("\n**Passages:**\n\n");
     }
     let (passages, sources) = passages_by_file(&evidence.hits);

@@ -183,13 +183,7 @@ fn notes(
 ) -> Result<(), ChatError> {
     let evidence = agents.evidence(message, &["chat"], PASSAGES)?;
     if !evidence.lines.is_empty() {
-        out.push_str("**From your notes:**\n\n");
-        for line in &evidence.lines {
-            out.push_str(&format!(
-                "- {} — `{}:{}`\n",
-                line.text, line.path, line.number
-            ));
-        }
+        out.push_str(&evidence.lines_markdown());
         out.push('\n');
     } else if passages && !evidence.hits.is_empty() {
         out.push_str("**Passages of your notes that match:**\n\n");
