@@ -161,13 +161,18 @@ impl Chat {
     /// The context the chat would build for `message` in `session` now.
     pub fn context_for(&self, session: &str, message: &str) -> Context {
         let (artifacts, _) = store::all(&self.vault);
+        self.context_with(&artifacts, session, message)
+    }
+
+    /// [`Chat::context_for`] with the artifacts already read.
+    fn context_with(&self, artifacts: &[Artifact], session: &str, message: &str) -> Context {
         let prompt = knower_agents::prompt(&self.vault, PROMPT, BUILT_IN_PROMPT).text;
         context::build(
             &self.vault,
             &self.index,
             &self.settings,
             &prompt,
-            &artifacts,
+            artifacts,
             &self.records(),
             session,
             message,
@@ -188,7 +193,9 @@ impl Chat {
             return Err(ChatError::Invalid("the message is empty".into()));
         }
         self.housekeeping()?;
-        let context = self.context_for(session, message);
+        // Read once: the context and the offline reply both need them.
+        let (artifacts, _) = store::all(&self.vault);
+        let context = self.context_with(&artifacts, session, message);
         let mut usage = Usage::default();
         let (answer, cancelled) = match self.agents.llm() {
             Some(llm) => {
@@ -208,16 +215,13 @@ impl Chat {
                     Some(text) => {
                         format!("_{OFFLINE}:_ sent to the update agent to file: “{text}”.")
                     }
-                    None => {
-                        let (artifacts, _) = store::all(&self.vault);
-                        offline::reply(
-                            &self.vault,
-                            &self.agents,
-                            &artifacts,
-                            &context,
-                            &context.message,
-                        )?
-                    }
+                    None => offline::reply(
+                        &self.vault,
+                        &self.agents,
+                        &artifacts,
+                        &context,
+                        &context.message,
+                    )?,
                 };
                 on_text(&answer);
                 (answer, false)
