@@ -131,8 +131,32 @@ impl Agents {
                 Some(item) => self.offline_answer(&id, &payload, item),
                 None => self.offline_update(&id, &payload),
             },
-            Engine::Llm(llm) => self.llm_update(llm, &id, &payload, item),
+            Engine::Llm(llm) => match item {
+                // An exact answer ("2", "project trip", a path, "discard")
+                // needs no model to be read.
+                Some(item) if self.is_exact_answer(&payload, &item)? => {
+                    self.offline_answer(&id, &payload, item)
+                }
+                Some(item) if self.settings.grounded(llm) => {
+                    self.grounded_answer(llm, &id, &payload, item)
+                }
+                None if self.settings.grounded(llm) => self.grounded_update(llm, &id, &payload),
+                item => self.llm_update(llm, &id, &payload, item),
+            },
         }
+    }
+
+    /// Whether an answer to an inbox item is exact: a few words the
+    /// offline engine reads as one place (an option's number, `project
+    /// NAME`, a path, `bucket`, `profile`, `tasks`, `discard`, a project's
+    /// name). A sentence is left to the model.
+    fn is_exact_answer(&self, answer: &Payload, item: &InboxItem) -> Result<bool> {
+        const EXACT_WORDS: usize = 3;
+        if answer.text.split_whitespace().count() > EXACT_WORDS {
+            return Ok(false);
+        }
+        let kind = offline::kind_of(&item.text);
+        Ok(offline::read_answer(&self.vault, &answer.text, &item.options, kind)?.is_some())
     }
 
     /// Answers a question from the vault.
@@ -184,15 +208,7 @@ impl Agents {
                 };
                 offline::answer(&self.index, profile.as_deref(), question, mode, scope)
             }
-            Engine::Llm(llm) => {
-                let question = match scope {
-                    Some(scope) => format!(
-                        "{question}\n\n(Answer from `{scope}` only: pass it as the search tool's `scope`.)"
-                    ),
-                    None => question.to_string(),
-                };
-                self.llm_ask(llm, &question)
-            }
+            Engine::Llm(llm) => self.llm_ask(llm, question, mode, scope),
         }
     }
 }

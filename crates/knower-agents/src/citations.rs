@@ -56,8 +56,7 @@ pub(crate) fn check_citations(vault: &Vault, text: &str) -> Result<Vec<Source>, 
         Ok(sources)
     } else {
         Err(format!(
-            "Your answer cites {}, which the vault does not have (no such file, or no such line). \
-             Cite only files and lines you found with the tools, then answer again.",
+            "it cites {}, which the vault does not have (no such file, or no such line)",
             bad.join(", ")
         ))
     }

@@ -4,9 +4,13 @@
 use knower_vault::{Vault, frontmatter};
 
 /// (name, built-in text)
-const BUILT_IN: [(&str, &str); 2] = [
+const BUILT_IN: [(&str, &str); 4] = [
     ("update", include_str!("../prompts/update.md")),
     ("search", include_str!("../prompts/search.md")),
+    // A grounded model's (see `Settings::grounded`): it chooses from what
+    // Knower gathered instead of driving the tools.
+    ("place", include_str!("../prompts/place.md")),
+    ("answer", include_str!("../prompts/answer.md")),
 ];
 
 pub const PROMPTS_DIR: &str = "prompts";

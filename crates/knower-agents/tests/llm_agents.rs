@@ -176,14 +176,76 @@ fn the_search_agent_cannot_write_even_if_the_model_tries() {
                 json!({"path": "hacked.md", "content": "x", "reason": "r"}),
             )])),
             Step::json(openai::text("The vault does not say.")),
+            Step::json(openai::text("The vault does not say.")),
         ],
     );
     let agents = fx.with_llm(&server, Settings::default(), 10.0);
     let answer = agents.ask("anything?", Mode::Fast).unwrap();
-    assert!(!answer.found);
     assert!(fx.vault.read("hacked.md").is_err());
     let reply = server.requests()[1].body["messages"].to_string();
     assert!(reply.contains("there is no tool named `write`"), "{reply}");
+    // An answer that cites nothing is not accepted: asked again once, then
+    // the offline answer is given, saying why.
+    assert_eq!(server.requests().len(), 3);
+    assert_eq!(answer.engine, "offline engine");
+    assert!(
+        answer
+            .markdown
+            .contains("the model's answer cited nothing in the vault"),
+        "{}",
+        answer.markdown
+    );
+}
+
+#[test]
+fn an_answer_without_a_tool_call_or_that_parrots_the_question_is_not_accepted() {
+    let fx = Fixture::new();
+    let server = ScriptedServer::start(
+        Protocol::OpenAiChat,
+        vec![
+            // A server that dropped the tools: a text answer at once.
+            Step::json(openai::text("")),
+            Step::json(openai::text("")),
+            Step::json(openai::tool_calls(&[(
+                "s",
+                "search",
+                json!({"query": "geocoder"}),
+            )])),
+            Step::json(openai::text("Where is the geocoder?")),
+            Step::json(openai::text("Where is the geocoder?")),
+        ],
+    );
+    let agents = fx.with_llm(&server, Settings::default(), 10.0);
+    let first = agents.ask("Where is the geocoder?", Mode::Fast).unwrap();
+    let sent = server.requests();
+    assert_eq!(
+        sent[0].body["tool_choice"], "required",
+        "the first call asks for a tool"
+    );
+    let correction = sent[1].body["messages"].to_string();
+    assert!(
+        correction.contains("Call one of the tools first"),
+        "{correction}"
+    );
+    assert_eq!(first.engine, "offline engine");
+    assert!(
+        first.markdown.contains("without calling a tool"),
+        "{}",
+        first.markdown
+    );
+    assert!(
+        !first.markdown.contains("Call one of the tools"),
+        "the model's words stay the model's"
+    );
+
+    let second = agents.ask("Where is the geocoder?", Mode::Fast).unwrap();
+    assert_eq!(second.engine, "offline engine");
+    assert!(
+        second.markdown.contains("only repeated the question"),
+        "{}",
+        second.markdown
+    );
+    assert_eq!(server.remaining(), 0);
 }
 
 #[test]
@@ -457,6 +519,8 @@ fn the_digest_sits_in_the_stable_prefix_and_deleting_it_turns_it_off() {
         vec![
             Step::json(openai::text("Nothing in the vault says.")),
             Step::json(openai::text("Nothing in the vault says.")),
+            Step::json(openai::text("Nothing in the vault says.")),
+            Step::json(openai::text("Nothing in the vault says.")),
         ],
     );
     let agents = fx.with_llm(&server, Settings::default(), 10.0);
@@ -483,7 +547,212 @@ fn the_digest_sits_in_the_stable_prefix_and_deleting_it_turns_it_off() {
     // Delete to turn off: no knowledge block reaches the model.
     fx.vault.delete("knowledge/digest.md", &author).unwrap();
     agents.ask("anything?", Mode::Fast).unwrap();
-    let without = system(1);
+    // (Each answer that cites nothing is asked for twice.)
+    let without = system(2);
     assert!(!without.contains("knowledge/digest.md"), "{without}");
     assert!(!without.contains("Keep Postgres 16"));
+}
+
+/// Settings for a model that does not drive the tools (a local one).
+fn grounded() -> Settings {
+    Settings {
+        use_tools: Some(false),
+        ..Settings::default()
+    }
+}
+
+#[test]
+fn a_grounded_model_chooses_among_the_places_a_schema_admits_and_knower_files() {
+    let fx = Fixture::new();
+    let server = ScriptedServer::start(
+        Protocol::OpenAiChat,
+        vec![
+            Step::json(openai::text(
+                r#"{"reasoning": "Stakes are for the tomatoes.", "place": "projects/garden/state.md"}"#,
+            )),
+            Step::json(openai::text(
+                r#"{"reasoning": "Could be the garden or the thesis.", "place": "inbox"}"#,
+            )),
+        ],
+    );
+    let agents = fx.with_llm(&server, grounded(), 10.0);
+    let filed = agents
+        .update(Payload::text("Tomatoes need stakes."))
+        .unwrap();
+    assert_eq!(filed.outcome, Outcome::Filed, "{filed:?}");
+    assert_eq!(filed.rule.as_deref(), Some("model"));
+    assert!(
+        fx.read("projects/garden/state.md")
+            .contains("Tomatoes need stakes.")
+    );
+    assert_eq!(
+        filed.reasoning.as_deref(),
+        Some("Stakes are for the tomatoes.")
+    );
+    let sent = &server.requests()[0].body;
+    assert!(
+        sent.get("tools").is_none(),
+        "a grounded model is given no tools"
+    );
+    let schema = &sent["response_format"]["json_schema"]["schema"];
+    assert!(knower_llm::is_plain(schema), "{schema:#}");
+    let places: Vec<&str> = schema["properties"]["place"]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    for place in [
+        "projects/garden/state.md",
+        "projects/atlas/state.md",
+        "profile.md",
+        "bucket/",
+        "inbox",
+    ] {
+        assert!(places.contains(&place), "{place} in {places:?}");
+    }
+
+    let asked = agents
+        .update(Payload::text("Compost for the lab plants"))
+        .unwrap();
+    assert_eq!(asked.outcome, Outcome::Inbox);
+    let items = knower_agents::inbox_list(&fx.vault).unwrap();
+    assert_eq!(items.len(), 1);
+    let review = fx.read(&format!("inbox/{}/review.md", items[0].id));
+    assert!(
+        review.contains("Could be the garden or the thesis."),
+        "{review}"
+    );
+}
+
+#[test]
+fn a_grounded_model_whose_reply_stays_invalid_leaves_the_update_failed_in_the_inbox() {
+    let fx = Fixture::new();
+    let server = ScriptedServer::start(
+        Protocol::OpenAiChat,
+        vec![
+            Step::json(openai::text(
+                r#"{"reasoning": "x", "place": "projects/../../etc"}"#,
+            )),
+            Step::json(openai::text("not json at all")),
+        ],
+    );
+    let agents = fx.with_llm(&server, grounded(), 10.0);
+    let report = agents
+        .update(Payload::text("Tomatoes need stakes."))
+        .unwrap();
+    assert_eq!(report.outcome, Outcome::Failed);
+    let error = report.error.as_deref().unwrap();
+    assert!(error.contains("stayed invalid after a retry"), "{error}");
+    assert!(!error.contains("Your previous reply"), "{error}");
+    let items = knower_agents::inbox_list(&fx.vault).unwrap();
+    assert_eq!(items[0].text, "Tomatoes need stakes.", "kept, not lost");
+    assert!(!fx.read("projects/garden/state.md").contains("stakes"));
+}
+
+#[test]
+fn an_exact_answer_to_an_inbox_item_needs_no_model() {
+    let fx = Fixture::new();
+    let item = fx
+        .offline()
+        .update(Payload::text("Quarterly numbers look fine"))
+        .unwrap();
+    let id = item.inbox_id.expect("the offline engine cannot place this");
+    // A server with nothing to say: any call would fail the update.
+    let server = ScriptedServer::start(Protocol::OpenAiChat, vec![]);
+    let agents = fx.with_llm(&server, Settings::default(), 10.0);
+    let answer = Payload {
+        text: "project thesis".into(),
+        inbox_ref: Some(id.clone()),
+        ..Payload::default()
+    };
+    let report = agents.update(answer).unwrap();
+    assert_eq!(report.outcome, Outcome::Resolved, "{report:?}");
+    assert!(server.requests().is_empty(), "no model call");
+    assert!(
+        fx.read("projects/thesis/state.md")
+            .contains("Quarterly numbers")
+    );
+}
+
+#[test]
+fn a_grounded_model_reads_a_sentence_answer_to_an_inbox_item() {
+    let fx = Fixture::new();
+    let item = fx
+        .offline()
+        .update(Payload::text("Quarterly numbers look fine"))
+        .unwrap();
+    let id = item.inbox_id.expect("the offline engine cannot place this");
+    let server = ScriptedServer::start(
+        Protocol::OpenAiChat,
+        vec![Step::json(openai::text(
+            r#"{"reasoning": "The answer names the thesis.", "place": "projects/thesis/state.md"}"#,
+        ))],
+    );
+    let agents = fx.with_llm(&server, grounded(), 10.0);
+    let answer = Payload {
+        text: "It is about the funding of my thesis, file it there".into(),
+        inbox_ref: Some(id.clone()),
+        ..Payload::default()
+    };
+    let report = agents.update(answer).unwrap();
+    assert_eq!(report.outcome, Outcome::Resolved, "{report:?}");
+    assert!(fx.vault.tree(&format!("inbox/{id}"), None).is_err());
+    assert!(
+        fx.read("projects/thesis/state.md")
+            .contains("Quarterly numbers")
+    );
+    let sent = server.requests()[0].body["messages"].to_string();
+    assert!(sent.contains("funding of my thesis") && sent.contains("discard"));
+}
+
+#[test]
+fn a_grounded_answer_cites_only_passages_it_was_given_and_an_empty_one_falls_back() {
+    let fx = Fixture::new();
+    let server = ScriptedServer::start(
+        Protocol::OpenAiChat,
+        vec![
+            Step::json(openai::text(
+                r#"{"answer": "On Postgres 16 with PostGIS.", "cites": ["projects/atlas/state.md:6-9"]}"#,
+            )),
+            Step::json(openai::text(r#"{"answer": "", "cites": []}"#)),
+            Step::json(openai::text(r#"{"answer": "  ", "cites": []}"#)),
+        ],
+    );
+    let agents = fx.with_llm(&server, grounded(), 10.0);
+    let answer = agents
+        .ask("Which database does the geocoding API run on?", Mode::Fast)
+        .unwrap();
+    let sent = &server.requests()[0].body;
+    let labels =
+        &sent["response_format"]["json_schema"]["schema"]["properties"]["cites"]["items"]["enum"];
+    let labels: Vec<&str> = labels
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    assert!(labels.iter().all(|l| l.contains(".md:")), "{labels:?}");
+    assert!(
+        labels.contains(&"projects/atlas/state.md:6-9"),
+        "{labels:?}"
+    );
+    assert_eq!(
+        answer.engine, "openai-compatible:scripted-model",
+        "{}",
+        answer.markdown
+    );
+    assert!(answer.markdown.contains("Postgres 16"));
+    assert_eq!(answer.sources[0].path, "projects/atlas/state.md");
+
+    let fallback = agents
+        .ask("Which database does the geocoding API run on?", Mode::Fast)
+        .unwrap();
+    assert_eq!(fallback.engine, "offline engine");
+    assert!(
+        fallback.markdown.contains("the model's answer was empty"),
+        "{}",
+        fallback.markdown
+    );
+    assert!(fallback.found);
 }

@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 
 pub const DIR: &str = "chat/artifacts";
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
     Effort,

@@ -206,9 +206,38 @@ impl Chat {
                         .append_message(ChatMessage::assistant(past.assistant.clone()));
                 }
                 request = request.append_message(ChatMessage::user(context.message.clone()));
-                let streamed = llm.stream_blocking(&request, cancel, on_text)?;
+                let mut streamed = llm.stream_blocking(&request, cancel, on_text)?;
                 usage += streamed.usage;
-                (streamed.text, streamed.cancelled)
+                let empty = |s: &knower_llm::Streamed| !s.cancelled && s.text.trim().is_empty();
+                // Blank text already shown stays part of what is kept, so
+                // the log holds exactly what was streamed.
+                let mut shown = String::new();
+                if empty(&streamed) {
+                    // An empty reply is not a reply: asked once more, then
+                    // the offline engine answers, and says why.
+                    shown.push_str(&streamed.text);
+                    streamed = llm.stream_blocking(&request, cancel, on_text)?;
+                    usage += streamed.usage;
+                }
+                if empty(&streamed) {
+                    shown.push_str(&streamed.text);
+                    let reply = format!(
+                        "_The model's reply was empty twice; this is the {OFFLINE}'s._\n\n{}",
+                        offline::reply(
+                            &self.vault,
+                            &self.agents,
+                            &artifacts,
+                            &context,
+                            &context.message,
+                        )?
+                    );
+                    on_text(&reply);
+                    shown.push_str(&reply);
+                    (shown, false)
+                } else {
+                    shown.push_str(&streamed.text);
+                    (shown, streamed.cancelled)
+                }
             }
             None => {
                 let answer = match remember(message) {

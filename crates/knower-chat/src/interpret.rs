@@ -16,7 +16,7 @@ const MAX_ACTIONS: usize = 3;
 /// Summaries this alike are the same effort.
 const SAME_EFFORT: f64 = 0.6;
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "action", rename_all = "lowercase")]
 pub enum Action {
     Create {
@@ -33,7 +33,7 @@ pub enum Action {
     },
 }
 
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Interpretation {
     #[serde(default)]

@@ -463,3 +463,28 @@ fn the_log_only_ever_grows_whatever_is_done_with_the_memory() {
     }
     grew(&fx);
 }
+
+#[test]
+fn an_empty_reply_is_asked_again_once_then_the_offline_engine_answers_and_says_so() {
+    let fx = Fixture::new();
+    let server = ScriptedServer::start(Protocol::OpenAiChat, vec![]);
+    let chat = fx.chat(Some(&server));
+    server.push(stream(Protocol::OpenAiChat, &[""]));
+    server.push(stream(Protocol::OpenAiChat, &["  "]));
+    server.push(json_reply(Protocol::OpenAiChat, json!({"actions": []})));
+    let exchange = say(&chat, "s", "How many connections does the pool hold?");
+    assert!(
+        exchange
+            .assistant
+            .trim_start()
+            .starts_with("_The model's reply was empty twice; this is the offline engine's._"),
+        "{}",
+        exchange.assistant
+    );
+    assert!(exchange.assistant.len() > 70, "the offline reply follows");
+    assert_eq!(
+        server.requests().len(),
+        3,
+        "two replies, one interpretation"
+    );
+}

@@ -459,14 +459,14 @@ pub fn contradictions(topic: &Topic, statement: &str) -> Vec<String> {
         .collect()
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Extracted {
     #[serde(default)]
     facts: Vec<ExtractedFact>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ExtractedFact {
     statement: String,
@@ -524,7 +524,7 @@ pub fn with_model(
         .collect())
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct Judged {
     #[serde(default)]

@@ -431,6 +431,22 @@ impl Harvester {
                 &conversation.text(),
                 &mut run.usage,
             )
+            .map(|harvested| {
+                // A model that twice found nothing where the stated rules
+                // find something is not believed: the rules' items are
+                // kept, and the report says so.
+                if !harvested.is_empty() {
+                    return harvested;
+                }
+                let offline = offline::extract(conversation);
+                if !offline.is_empty() {
+                    report.warnings.push(format!(
+                        "{}: the model found nothing twice; the {OFFLINE} harvested it",
+                        conversation.name
+                    ));
+                }
+                offline
+            })
             .map_err(|e| e.to_string()),
         };
         let harvested = match extracted {

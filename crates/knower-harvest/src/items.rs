@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 /// The longest statement kept; a longer one is cut at a word.
 const MAX_ITEM_CHARS: usize = 600;
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Harvested {
     #[serde(default)]
@@ -27,7 +27,7 @@ pub struct Harvested {
     pub files: Vec<FileNote>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Item {
     pub statement: String,
     #[serde(default)]
@@ -38,13 +38,13 @@ pub struct Item {
     pub day: Option<String>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Playbook {
     pub name: String,
     pub steps: String,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FileNote {
     #[serde(default)]
     pub path: String,

@@ -6,7 +6,7 @@
 //! ledger says why and the source is kept).
 
 use knower_llm::chat::ChatRequest;
-use knower_llm::{Llm, LlmError, Usage};
+use knower_llm::{Llm, LlmError, Shape, Usage, plain_schema};
 
 use crate::items::Harvested;
 
@@ -19,6 +19,9 @@ pub const HARVEST_MAX_ATTEMPTS: usize = 2;
 /// Appended to the prompt of the retry.
 pub const RETRY_SUFFIX: &str =
     "\nYour previous reply was not valid JSON. Return only the JSON object.\n";
+/// Appended to the prompt of the retry after an answer that held nothing.
+const EMPTY_RETRY_SUFFIX: &str = "\nYour previous reply held no item at all. If the conversation says \
+     anything durable (a fact, a decision, a task, a question, a command that worked), list it.\n";
 /// The most one summarising call reads: well inside any model's context.
 const CHUNK_BYTES: usize = 48 * 1024;
 /// Summaries of summaries, at most (each round shrinks the text).
@@ -55,12 +58,39 @@ pub fn harvest(
     } else {
         text.to_string()
     };
+    let shape = Shape::Json {
+        name: "harvest".into(),
+        schema: plain_schema::<Harvested>(),
+        max_tokens: None,
+    };
     let mut last_error = String::new();
     for attempt in 0..HARVEST_MAX_ATTEMPTS {
-        let prompt = build_prompt(template, name, &content, attempt > 0);
-        let reply = llm.chat_blocking(&ChatRequest::from_user(prompt))?;
+        let mut prompt = build_prompt(
+            template,
+            name,
+            &content,
+            attempt > 0 && !last_error.is_empty(),
+        );
+        if attempt > 0 && last_error.is_empty() {
+            prompt.push_str(EMPTY_RETRY_SUFFIX);
+        }
+        let reply = match llm.chat_blocking_as(&ChatRequest::from_user(prompt), &shape) {
+            Ok(reply) => reply,
+            // A reply the server could not read (cut off, not JSON) is
+            // asked for again, like an invalid one.
+            Err(LlmError::Protocol { detail, .. }) => {
+                last_error = detail;
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
         *usage += reply.usage;
-        match Harvested::parse(reply.text.as_deref().unwrap_or("")) {
+        match knower_llm::parse_reply::<Harvested>(&reply).map(Harvested::clean) {
+            // Nothing at all from a conversation is asked about once more;
+            // the caller weighs a second empty answer.
+            Ok(harvested) if harvested.is_empty() && attempt + 1 < HARVEST_MAX_ATTEMPTS => {
+                last_error.clear();
+            }
             Ok(harvested) => return Ok(harvested),
             Err(e) => last_error = e,
         }

@@ -548,6 +548,8 @@ fn a_long_conversation_is_summarised_first_and_a_huge_one_is_kept() {
             )))
         })
         .collect();
+    // Nothing at all is asked about once more, then taken as the answer.
+    steps.push(Step::json(openai::text(empty)));
     steps.push(Step::json(openai::text(empty)));
     let server = ScriptedServer::start(Protocol::OpenAiChat, steps);
     let report = fx
@@ -557,7 +559,15 @@ fn a_long_conversation_is_summarised_first_and_a_huge_one_is_kept() {
     assert_eq!(report.tally.too_large, 1);
     assert_eq!(report.harvested, 1, "{:?}", report.failed);
     let requests = server.requests();
-    assert_eq!(requests.len(), chunks + 1, "chunks, then the harvest");
+    assert_eq!(
+        requests.len(),
+        chunks + 2,
+        "chunks, then the harvest, asked again once when empty"
+    );
+    let again = requests.last().unwrap().body["messages"][0]["content"]
+        .as_str()
+        .unwrap();
+    assert!(again.contains("held no item at all"), "{again}");
     for r in &requests {
         let content = r.body["messages"][0]["content"].as_str().unwrap();
         assert!(

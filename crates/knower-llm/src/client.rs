@@ -1,12 +1,14 @@
 //! [`Llm`]: one configured model, called with retries, backoff and timeouts.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Once, OnceLock};
 use std::time::Duration;
 
 use futures_util::StreamExt;
 use genai::adapter::AdapterKind;
-use genai::chat::{ChatMessage, ChatOptions, ChatRequest, ChatStreamEvent, ToolCall};
+use genai::chat::{
+    ChatMessage, ChatOptions, ChatRequest, ChatStreamEvent, JsonSpec, ToolCall, ToolChoice,
+};
 use genai::resolver::{AuthData, Endpoint};
 use genai::{Client, ModelIden, ModelSpec, ServiceTarget, WebConfig};
 use serde::{Deserialize, Serialize};
@@ -20,11 +22,43 @@ pub struct Usage {
     pub calls: u32,
     pub input_tokens: u64,
     pub output_tokens: u64,
+    /// Calls whose server said nothing of the tokens they took (many local
+    /// servers send no usage with a stream): their tokens are unknown, not 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unreported: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl Usage {
     pub fn total(&self) -> u64 {
         self.input_tokens + self.output_tokens
+    }
+
+    /// Whether no call said what it took: the tokens are unknown.
+    pub fn unknown(&self) -> bool {
+        self.calls > 0 && self.unreported == self.calls
+    }
+
+    /// `1,234 tokens in, 56 out`, or `tokens unknown` (the server sent no
+    /// usage), with `some unknown` when only some calls did.
+    pub fn describe(&self) -> String {
+        if self.unknown() {
+            return "tokens unknown (the server sent no usage)".into();
+        }
+        let mut text = format!(
+            "{} tokens in, {} out",
+            self.input_tokens, self.output_tokens
+        );
+        if self.unreported > 0 {
+            text.push_str(&format!(
+                " ({} of {} calls unreported)",
+                self.unreported, self.calls
+            ));
+        }
+        text
     }
 }
 
@@ -33,6 +67,7 @@ impl std::ops::AddAssign for Usage {
         self.calls += other.calls;
         self.input_tokens += other.input_tokens;
         self.output_tokens += other.output_tokens;
+        self.unreported += other.unreported;
     }
 }
 
@@ -46,6 +81,9 @@ pub struct Reply {
     pub usage: Usage,
     /// The answer as a message to put back into the conversation.
     pub message: ChatMessage,
+    /// Whether the model was stopped by the output cap (its JSON, if any,
+    /// is unfinished).
+    pub cut_off: bool,
 }
 
 /// A streamed answer: its text, what it cost, and whether it was cut short
@@ -58,6 +96,88 @@ pub struct Streamed {
     pub cancelled: bool,
     /// The provider said the answer was complete.
     pub complete: bool,
+}
+
+/// The form an answer must take ([`Llm::chat_as`]).
+#[derive(Clone, Debug)]
+pub enum Shape {
+    /// Text, or tool calls, as the model chooses.
+    Free,
+    /// A call to one of the request's tools, the model's choice which
+    /// (`tool_choice: "required"`).
+    AnyTool,
+    /// A call to this tool (`tool_choice` naming it).
+    Tool(String),
+    /// A JSON value of this schema (plain, see [`crate::plain`]): the
+    /// server constrains its output to it where it can. `max_tokens` caps
+    /// a reply known to be short below the configured cap, so that a
+    /// model looping inside a string is stopped early.
+    Json {
+        name: String,
+        schema: serde_json::Value,
+        max_tokens: Option<u32>,
+    },
+}
+
+/// How a server is asked for JSON of a schema, in the order Knower tries
+/// them; a server that refuses one is asked in the next from then on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+enum JsonForm {
+    /// `response_format: {type: "json_schema", …}`: OpenAI's form, which
+    /// llama.cpp's server, Ollama, vLLM and LM Studio take (and Anthropic's
+    /// `output_config`, through genai).
+    Schema = 0,
+    /// `response_format: {type: "json_object", schema}`: llama-cpp-python's
+    /// server (which refuses the first form) and Together's.
+    ObjectWithSchema = 1,
+    /// The schema in a message: only the prompt asks for it.
+    Prose = 2,
+}
+
+impl From<u8> for JsonForm {
+    fn from(n: u8) -> JsonForm {
+        match n {
+            0 => JsonForm::Schema,
+            1 => JsonForm::ObjectWithSchema,
+            _ => JsonForm::Prose,
+        }
+    }
+}
+
+impl JsonForm {
+    fn next(self) -> Option<JsonForm> {
+        match self {
+            JsonForm::Schema => Some(JsonForm::ObjectWithSchema),
+            JsonForm::ObjectWithSchema => Some(JsonForm::Prose),
+            JsonForm::Prose => None,
+        }
+    }
+}
+
+/// Whether the server refused the request for the way it asked for JSON
+/// (a 400 or 422 that names it; llama-cpp-python's server answers its own
+/// validation error with a 500).
+fn refuses_json_form(error: &LlmError) -> bool {
+    match error {
+        LlmError::Status {
+            status: 400 | 422 | 500,
+            body,
+            ..
+        } => {
+            let body = body.to_ascii_lowercase();
+            [
+                "response_format",
+                "json_schema",
+                "json_object",
+                "output_config",
+                "schema",
+            ]
+            .iter()
+            .any(|word| body.contains(word))
+        }
+        _ => false,
+    }
 }
 
 /// How often a stream waiting for its next piece looks at `cancel`.
@@ -73,6 +193,8 @@ pub struct Llm {
     /// ([`Llm::chat_blocking`]); made at the first such call. Owned here so
     /// that pooled connections live as long as the client that made them.
     io: OnceLock<tokio::runtime::Runtime>,
+    /// The [`JsonForm`] this server takes, learnt from its refusals.
+    json_form: AtomicU8,
 }
 
 impl Drop for Llm {
@@ -103,6 +225,7 @@ impl Llm {
             config,
             backoff: Duration::from_millis(500),
             io: OnceLock::new(),
+            json_form: AtomicU8::new(JsonForm::Schema as u8),
         })
     }
 
@@ -135,34 +258,102 @@ impl Llm {
         }
     }
 
-    /// Sends the conversation; retries a 429, a 5xx, a timeout or a dropped
-    /// connection up to `max_retries` times, waiting as the provider asks
-    /// (`Retry-After`) or with exponential backoff.
+    /// Sends the conversation; the model may answer in text or call tools.
     pub async fn chat(&self, request: &ChatRequest) -> Result<Reply> {
-        let options = ChatOptions::default()
-            .with_max_tokens(self.config.max_output_tokens)
-            .with_capture_usage(true)
-            .with_capture_tool_calls(true);
+        self.chat_as(request, &Shape::Free).await
+    }
+
+    /// Sends the conversation, asking for an answer of `shape`; retries a
+    /// 429, a 5xx, a dropped connection (and, from a hosted API, a timeout)
+    /// up to `max_retries` times, waiting as the provider asks
+    /// (`Retry-After`) or with exponential backoff. A server that refuses
+    /// the JSON schema form is asked again in the next form it may know.
+    pub async fn chat_as(&self, request: &ChatRequest, shape: &Shape) -> Result<Reply> {
         let mut attempt = 0;
         loop {
+            let form = JsonForm::from(self.json_form.load(Ordering::Relaxed));
+            let (request, options) = self.shaped(request, shape, form);
             let spec = ModelSpec::from_target(self.target());
-            let result = self
-                .client
-                .exec_chat(spec, request.clone(), Some(&options))
-                .await;
+            let result = self.client.exec_chat(spec, request, Some(&options)).await;
             let error = match result {
                 Ok(response) => return Ok(reply(response)),
                 Err(e) => e,
             };
             let retry_after = retry_after(&error);
             let error = self.classify(error);
-            if !error.is_transient() || attempt >= self.config.max_retries {
+            if matches!(shape, Shape::Json { .. })
+                && refuses_json_form(&error)
+                && form.next().is_some()
+            {
+                let next = form.next().expect("checked");
+                let _ = self.json_form.compare_exchange(
+                    form as u8,
+                    next as u8,
+                    Ordering::Relaxed,
+                    Ordering::Relaxed,
+                );
+                continue;
+            }
+            if !self.retries(&error, attempt) {
                 return Err(error);
             }
             let wait = retry_after.unwrap_or(self.backoff * 2u32.saturating_pow(attempt));
             tokio::time::sleep(wait.min(MAX_RETRY_AFTER)).await;
             attempt += 1;
         }
+    }
+
+    /// Whether a failed call is tried again. A local server that timed out
+    /// is still generating the answer: a second request would queue behind
+    /// it, so it is not retried.
+    fn retries(&self, error: &LlmError, attempt: u32) -> bool {
+        error.is_transient()
+            && attempt < self.config.max_retries
+            && !(self.config.local && matches!(error, LlmError::Timeout { .. }))
+    }
+
+    /// The request and options that ask for `shape` in `form`.
+    fn shaped(
+        &self,
+        request: &ChatRequest,
+        shape: &Shape,
+        form: JsonForm,
+    ) -> (ChatRequest, ChatOptions) {
+        let mut options = ChatOptions::default()
+            .with_max_tokens(self.config.max_output_tokens)
+            .with_capture_usage(true)
+            .with_capture_tool_calls(true);
+        let mut request = request.clone();
+        match shape {
+            Shape::Free => {}
+            Shape::AnyTool => options = options.with_tool_choice(ToolChoice::Required),
+            Shape::Tool(name) => options = options.with_tool_choice(ToolChoice::tool(name)),
+            Shape::Json {
+                name,
+                schema,
+                max_tokens,
+            } => {
+                if let Some(cap) = max_tokens {
+                    options = options.with_max_tokens((*cap).min(self.config.max_output_tokens));
+                }
+                match form {
+                    JsonForm::Schema => {
+                        options = options.with_response_format(JsonSpec::new(name, schema.clone()));
+                    }
+                    JsonForm::ObjectWithSchema => {
+                        options = options.with_extra_body(serde_json::json!({
+                            "response_format": {"type": "json_object", "schema": schema}
+                        }));
+                    }
+                    JsonForm::Prose => {
+                        request = request.append_message(ChatMessage::user(format!(
+                        "Answer with only a JSON object that follows this JSON Schema:\n{schema}"
+                    )));
+                    }
+                }
+            }
+        }
+        (request, options)
     }
 
     /// Sends the conversation and hands each piece of the answer to
@@ -202,7 +393,7 @@ impl Llm {
                 Err(error) => {
                     let retry_after = retry_after(&error);
                     let error = self.classify(error);
-                    if !error.is_transient() || attempt >= self.config.max_retries {
+                    if !self.retries(&error, attempt) {
                         return Err(error);
                     }
                     let wait = retry_after.unwrap_or(self.backoff * 2u32.saturating_pow(attempt));
@@ -229,15 +420,7 @@ impl Llm {
                         out.text.push_str(&chunk.content);
                     }
                     Ok(ChatStreamEvent::End(end)) => {
-                        if let Some(usage) = end.captured_usage {
-                            out.usage = Usage {
-                                calls: 1,
-                                input_tokens: usage.prompt_tokens.unwrap_or(0).max(0) as u64,
-                                output_tokens: usage.completion_tokens.unwrap_or(0).max(0) as u64,
-                            };
-                        } else {
-                            out.usage.calls = 1;
-                        }
+                        out.usage = usage_of(end.captured_usage.as_ref());
                         out.complete = true;
                     }
                     Ok(_) => {}
@@ -271,6 +454,11 @@ impl Llm {
     /// async code: run it on a blocking thread.
     pub fn chat_blocking(&self, request: &ChatRequest) -> Result<Reply> {
         self.block_on(self.chat(request))
+    }
+
+    /// [`Llm::chat_as`] for synchronous code.
+    pub fn chat_blocking_as(&self, request: &ChatRequest, shape: &Shape) -> Result<Reply> {
+        self.block_on(self.chat_as(request, shape))
     }
 
     /// Runs `future` (a model call) to completion on this model's I/O
@@ -322,20 +510,55 @@ impl Llm {
                     }
                 }
             }
+            // genai's own words for these carry the whole request; the
+            // user reads what was wrong with the reply.
+            genai::Error::ChatResponseGeneration { cause, .. } => LlmError::Protocol {
+                provider,
+                detail: clip(&cause, 300),
+            },
+            genai::Error::StreamParse { serde_error, .. } => LlmError::Protocol {
+                provider,
+                detail: clip(
+                    &format!("a piece of the answer is not JSON ({serde_error})"),
+                    300,
+                ),
+            },
+            genai::Error::SerdeJson(e) => LlmError::Protocol {
+                provider,
+                detail: clip(
+                    &format!("the reply is not the JSON it should be ({e})"),
+                    300,
+                ),
+            },
             other => LlmError::Protocol {
                 provider,
-                detail: clip(&other.to_string(), 400),
+                detail: clip(other.to_string().lines().next().unwrap_or_default(), 300),
             },
         }
     }
 }
 
-fn reply(response: genai::chat::ChatResponse) -> Reply {
-    let usage = Usage {
-        calls: 1,
-        input_tokens: response.usage.prompt_tokens.unwrap_or(0).max(0) as u64,
-        output_tokens: response.usage.completion_tokens.unwrap_or(0).max(0) as u64,
+/// One call's usage; a server that sent none leaves it unreported.
+fn usage_of(usage: Option<&genai::chat::Usage>) -> Usage {
+    let tokens = |n: Option<i32>| n.map(|n| n.max(0) as u64);
+    let (input, output) = match usage {
+        Some(u) => (tokens(u.prompt_tokens), tokens(u.completion_tokens)),
+        None => (None, None),
     };
+    Usage {
+        calls: 1,
+        input_tokens: input.unwrap_or(0),
+        output_tokens: output.unwrap_or(0),
+        unreported: u32::from(input.is_none() && output.is_none()),
+    }
+}
+
+fn reply(response: genai::chat::ChatResponse) -> Reply {
+    let cut_off = response
+        .stop_reason
+        .as_ref()
+        .is_some_and(|r| r.is_max_tokens());
+    let usage = usage_of(Some(&response.usage));
     let texts = response.texts();
     let text = (!texts.is_empty()).then(|| texts.join("\n"));
     let tool_calls: Vec<ToolCall> = response.tool_calls().into_iter().cloned().collect();
@@ -351,6 +574,7 @@ fn reply(response: genai::chat::ChatResponse) -> Reply {
         tool_calls,
         usage,
         message,
+        cut_off,
     }
 }
 

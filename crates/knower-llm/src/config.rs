@@ -7,10 +7,15 @@
 //! model = "qwen2.5:7b"
 //! base_url = "http://gpu-box:11434/v1/"   # default: the provider's
 //! api_key_env = "MY_KEY_VAR"   # default: the provider's usual variable
-//! timeout_secs = 120
-//! max_retries = 3
-//! max_output_tokens = 4096
+//! timeout_secs = 120         # default: 120 hosted, 600 local
+//! max_retries = 3             # default: 3 hosted, 1 local (never after a timeout)
+//! max_output_tokens = 4096    # default: 4096 hosted, 1024 local
 //! ```
+//!
+//! A local server (Ollama, llama.cpp, vLLM, LM Studio, or any base URL on
+//! this machine or the local network) generates on the machine's own
+//! CPU or GPU: its answers are slower and its generation goes on after a
+//! client gives up, so its defaults differ (see [`LlmConfig::local`]).
 //!
 //! `KNOWER_LLM=provider:model` (or `off`), `KNOWER_LLM_BASE_URL` and
 //! `KNOWER_LLM_API_KEY` override the file.
@@ -132,6 +137,14 @@ impl Provider {
         }
     }
 
+    /// A server people run themselves.
+    pub fn is_local(self) -> bool {
+        matches!(
+            self,
+            Provider::Ollama | Provider::LlamaCpp | Provider::Vllm | Provider::LmStudio
+        )
+    }
+
     pub fn default_base_url(self) -> Option<&'static str> {
         self.row().2
     }
@@ -156,6 +169,11 @@ pub struct LlmConfig {
     /// Extra attempts after a 429, a 5xx, a timeout or a dropped connection.
     pub max_retries: u32,
     pub max_output_tokens: u32,
+    /// The model runs on a server of the user's own (on this machine or
+    /// the local network), not a hosted API: a timeout is not retried (the
+    /// server is still generating), the defaults give it longer and ask it
+    /// for less, and the agents use the forms small models manage.
+    pub local: bool,
 }
 
 impl fmt::Debug for LlmConfig {
@@ -167,13 +185,22 @@ impl fmt::Debug for LlmConfig {
             .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
             .field("timeout", &self.timeout)
             .field("max_retries", &self.max_retries)
+            .field("local", &self.local)
             .finish()
     }
 }
 
+/// Defaults for a hosted API: it answers fast, and a retry after a
+/// timeout or a 5xx often succeeds.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 pub const DEFAULT_MAX_RETRIES: u32 = 3;
 pub const DEFAULT_MAX_OUTPUT_TOKENS: u32 = 4096;
+/// Defaults for a local server: a CPU reads a long prompt for minutes
+/// before its first token, and a small cap keeps a rambling small model
+/// from generating for as long.
+pub const LOCAL_TIMEOUT: Duration = Duration::from_secs(600);
+pub const LOCAL_MAX_RETRIES: u32 = 1;
+pub const LOCAL_MAX_OUTPUT_TOKENS: u32 = 1024;
 
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
@@ -264,6 +291,16 @@ impl LlmConfig {
                 provider.name()
             )));
         }
+        let local = provider.is_local() || is_local_url(&base_url);
+        let (timeout, retries, output) = if local {
+            (LOCAL_TIMEOUT, LOCAL_MAX_RETRIES, LOCAL_MAX_OUTPUT_TOKENS)
+        } else {
+            (
+                DEFAULT_TIMEOUT,
+                DEFAULT_MAX_RETRIES,
+                DEFAULT_MAX_OUTPUT_TOKENS,
+            )
+        };
         let timeout = match section.timeout_secs {
             Some(s) if s.is_finite() && s > 0.0 => Duration::from_secs_f64(s),
             Some(s) => {
@@ -271,7 +308,7 @@ impl LlmConfig {
                     "timeout_secs must be positive, not {s}"
                 )));
             }
-            None => DEFAULT_TIMEOUT,
+            None => timeout,
         };
         Ok(Some(LlmConfig {
             provider,
@@ -279,16 +316,36 @@ impl LlmConfig {
             base_url,
             api_key,
             timeout,
-            max_retries: section.max_retries.unwrap_or(DEFAULT_MAX_RETRIES),
-            max_output_tokens: section
-                .max_output_tokens
-                .unwrap_or(DEFAULT_MAX_OUTPUT_TOKENS),
+            max_retries: section.max_retries.unwrap_or(retries),
+            max_output_tokens: section.max_output_tokens.unwrap_or(output),
+            local,
         }))
     }
 
     /// `provider:model`, as people write it in `KNOWER_LLM`.
     pub fn label(&self) -> String {
         format!("{}:{}", self.provider.name(), self.model)
+    }
+}
+
+/// Whether a base URL is on this machine or a private network.
+fn is_local_url(url: &str) -> bool {
+    let rest = url.split_once("://").map(|(_, r)| r).unwrap_or(url);
+    let authority = rest.split('/').next().unwrap_or_default();
+    let host = match authority.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or_default(),
+        None => authority
+            .rsplit_once(':')
+            .map(|(h, _)| h)
+            .unwrap_or(authority),
+    };
+    if host.eq_ignore_ascii_case("localhost") || host.ends_with(".local") {
+        return true;
+    }
+    match host.parse::<std::net::IpAddr>() {
+        Ok(std::net::IpAddr::V4(ip)) => ip.is_loopback() || ip.is_private() || ip.is_link_local(),
+        Ok(std::net::IpAddr::V6(ip)) => ip.is_loopback() || ip.is_unique_local(),
+        Err(_) => false,
     }
 }
 
@@ -360,6 +417,49 @@ mod tests {
         assert_eq!(c.base_url, "http://127.0.0.1:9/v1/");
         assert_eq!(c.timeout, Duration::from_millis(2500));
         assert_eq!(c.max_retries, 0);
+        assert!(c.local);
+    }
+
+    #[test]
+    fn defaults_follow_the_kind_of_server() {
+        let hosted = [("KNOWER_LLM", "openai:gpt-4o"), ("OPENAI_API_KEY", "k")];
+        let c = LlmConfig::resolve("", &env(&hosted)).unwrap().unwrap();
+        assert!(!c.local);
+        assert_eq!(
+            (c.timeout, c.max_retries, c.max_output_tokens),
+            (
+                DEFAULT_TIMEOUT,
+                DEFAULT_MAX_RETRIES,
+                DEFAULT_MAX_OUTPUT_TOKENS
+            )
+        );
+        for (spec, url) in [
+            ("llamacpp:gemma", None),
+            ("openai-compatible:m", Some("http://192.168.1.20:8080/v1")),
+            ("openai-compatible:m", Some("http://[::1]:8080/v1")),
+            ("openai-compatible:m", Some("http://localhost:1/v1")),
+        ] {
+            let mut vars = vec![("KNOWER_LLM", spec)];
+            if let Some(url) = url {
+                vars.push(("KNOWER_LLM_BASE_URL", url));
+            }
+            let c = LlmConfig::resolve("", &env(&vars)).unwrap().unwrap();
+            assert!(c.local, "{spec} {url:?}");
+            assert_eq!(
+                (c.timeout, c.max_retries, c.max_output_tokens),
+                (LOCAL_TIMEOUT, LOCAL_MAX_RETRIES, LOCAL_MAX_OUTPUT_TOKENS)
+            );
+        }
+        let remote = [
+            ("KNOWER_LLM", "openai-compatible:m"),
+            ("KNOWER_LLM_BASE_URL", "https://api.together.xyz/v1"),
+        ];
+        assert!(
+            !LlmConfig::resolve("", &env(&remote))
+                .unwrap()
+                .unwrap()
+                .local
+        );
     }
 
     #[test]

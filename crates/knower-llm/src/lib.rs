@@ -11,17 +11,23 @@
 mod client;
 mod config;
 mod error;
+mod schema;
 mod structured;
 
-pub use client::{Llm, Reply, Streamed, Usage, error_chain, install_tls_provider};
+pub use client::{Llm, Reply, Shape, Streamed, Usage, error_chain, install_tls_provider};
 pub use config::{LlmConfig, Protocol, Provider};
 pub use error::{LlmError, Result};
-pub use structured::{MAX_ATTEMPTS, corrective_message, parse_json_reply, structured};
+pub use schema::{is_plain, plain, plain_schema};
+pub use structured::{
+    MAX_ATTEMPTS, complete_cut_off, corrective_message, parse_json_reply, parse_reply, structured,
+    structured_as,
+};
 
 /// The conversation types, re-exported so that callers need no direct
 /// dependency on genai.
 pub mod chat {
     pub use genai::chat::{
-        Binary, ChatMessage, ChatRequest, ContentPart, MessageContent, Tool, ToolCall, ToolResponse,
+        Binary, ChatMessage, ChatRequest, ContentPart, MessageContent, Tool, ToolCall, ToolChoice,
+        ToolResponse,
     };
 }

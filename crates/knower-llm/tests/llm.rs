@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use knower_llm::chat::{Binary, ChatMessage, ChatRequest, ContentPart, Tool};
-use knower_llm::{Llm, LlmConfig, LlmError, structured};
+use knower_llm::{Llm, LlmConfig, LlmError, Shape, is_plain, structured};
 use knower_testkit::llm::{Protocol, ScriptedServer, Step, anthropic, openai};
 use serde_json::{Value, json};
 
@@ -195,7 +195,7 @@ fn an_unreachable_server_is_a_transport_error() {
     assert!(matches!(e, LlmError::Transport { .. }), "{e:?}");
 }
 
-#[derive(serde::Deserialize, Debug)]
+#[derive(serde::Deserialize, schemars::JsonSchema, Debug)]
 struct Routing {
     destination: String,
 }
@@ -327,4 +327,149 @@ fn a_stream_that_breaks_off_is_an_error_and_cancel_stops_it() {
     assert!(streamed.cancelled);
     assert!(!streamed.text.contains("four"), "{}", streamed.text);
     assert!(started.elapsed() < Duration::from_millis(1200));
+}
+
+#[test]
+fn structured_output_asks_for_the_plain_schema_and_learns_the_form_a_server_takes() {
+    // llama-cpp-python's server refuses `json_schema` with a 500 naming
+    // `response_format` (its own validation error), and takes
+    // `json_object` with a schema.
+    let refusal = r#"{"error":{"message":"1 validation error: {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\"}","type":"internal_server_error"}}"#;
+    let server = ScriptedServer::start(
+        Protocol::OpenAiChat,
+        vec![
+            Step::status(500, refusal),
+            Step::json(openai::text(
+                r#"{"destination": "projects/atlas/tasks.md"}"#,
+            )),
+            Step::json(openai::text(
+                r#"{"destination": "projects/atlas/state.md"}"#,
+            )),
+        ],
+    );
+    let model = llm(&server, 0, 5.0);
+    let (first, _) = structured::<Routing>(&model, request(), routing_is_valid).unwrap();
+    assert_eq!(first.destination, "projects/atlas/tasks.md");
+    let (second, _) = structured::<Routing>(&model, request(), routing_is_valid).unwrap();
+    assert_eq!(second.destination, "projects/atlas/state.md");
+    let sent = server.requests();
+    assert_eq!(
+        sent.len(),
+        3,
+        "one refusal, then the form that works, remembered"
+    );
+    let format = &sent[0].body["response_format"];
+    assert_eq!(format["type"], "json_schema", "{format}");
+    let schema = &format["json_schema"]["schema"];
+    assert!(is_plain(schema), "{schema:#}");
+    assert_eq!(schema["properties"]["destination"]["type"], "string");
+    for later in &sent[1..] {
+        assert_eq!(later.body["response_format"]["type"], "json_object");
+        assert_eq!(
+            later.body["response_format"]["schema"]["properties"]["destination"]["type"],
+            "string"
+        );
+    }
+}
+
+#[test]
+fn a_reply_the_server_could_not_make_is_handed_back_once_in_knowers_words() {
+    // A body that is not a chat completion at all (a proxy's page, a cut
+    // stream): the model is asked again once; the user never reads the
+    // words meant for the model.
+    let server = ScriptedServer::start(
+        Protocol::OpenAiChat,
+        vec![
+            Step::json(json!({"unexpected": true})),
+            Step::json(json!({"unexpected": true})),
+        ],
+    );
+    let model = llm(&server, 0, 5.0);
+    let e = structured::<Routing>(&model, request(), routing_is_valid).unwrap_err();
+    assert_eq!(server.requests().len(), 2);
+    let text = e.to_string();
+    assert!(matches!(e, LlmError::InvalidOutput { .. }), "{text}");
+    assert!(!text.contains("Your previous reply"), "{text}");
+    assert!(!text.contains("Error while generating"), "{text}");
+}
+
+#[test]
+fn a_tool_choice_is_sent_as_the_protocol_has_it() {
+    let server = ScriptedServer::start(
+        Protocol::OpenAiChat,
+        vec![
+            Step::json(openai::tool_calls(&[(
+                "c1",
+                "search",
+                json!({"query": "x"}),
+            )])),
+            Step::json(openai::tool_calls(&[(
+                "c2",
+                "read",
+                json!({"path": "a.md"}),
+            )])),
+        ],
+    );
+    let model = llm(&server, 0, 5.0);
+    let tools = request().with_tools(vec![
+        Tool::new("search").with_schema(json!({"type": "object"})),
+        Tool::new("read").with_schema(json!({"type": "object"})),
+    ]);
+    model.chat_blocking_as(&tools, &Shape::AnyTool).unwrap();
+    model
+        .chat_blocking_as(&tools, &Shape::Tool("read".into()))
+        .unwrap();
+    let sent = server.requests();
+    assert_eq!(sent[0].body["tool_choice"], "required");
+    assert_eq!(sent[1].body["tool_choice"]["function"]["name"], "read");
+}
+
+#[test]
+fn a_server_that_sends_no_usage_leaves_the_tokens_unknown() {
+    let mut body = openai::text("hi");
+    body.as_object_mut().unwrap().remove("usage");
+    let server = ScriptedServer::start(Protocol::OpenAiChat, vec![Step::json(body)]);
+    let reply = llm(&server, 0, 5.0).chat_blocking(&request()).unwrap();
+    assert!(reply.usage.unknown(), "{:?}", reply.usage);
+    assert_eq!(
+        reply.usage.describe(),
+        "tokens unknown (the server sent no usage)"
+    );
+}
+
+#[test]
+fn a_reply_cut_off_at_a_per_call_cap_keeps_what_it_finished() {
+    // A small model looping inside its reasoning is stopped by the cap:
+    // the choice it made before is kept, the unfinished reasoning dropped.
+    let mut cut = openai::text(
+        r#"{"destination": "projects/atlas/tasks.md", "reasoning": "because because because"#,
+    );
+    cut["choices"][0]["finish_reason"] = json!("length");
+    let server = ScriptedServer::start(Protocol::OpenAiChat, vec![Step::json(cut)]);
+    let model = llm(&server, 0, 5.0);
+    let schema = knower_llm::plain_schema::<Routing>();
+    let (routing, usage) = knower_llm::structured_as::<Routing>(
+        &model,
+        request(),
+        "routing",
+        schema,
+        Some(50),
+        routing_is_valid,
+    )
+    .unwrap();
+    assert_eq!(routing.destination, "projects/atlas/tasks.md");
+    assert_eq!(usage.calls, 1);
+    assert_eq!(server.requests()[0].body["max_tokens"], 50);
+
+    // Cut off before the choice was made: invalid, asked again once.
+    let mut early = openai::text(r#"{"reasoning": "because because"#);
+    early["choices"][0]["finish_reason"] = json!("length");
+    let server = ScriptedServer::start(
+        Protocol::OpenAiChat,
+        vec![Step::json(early.clone()), Step::json(early)],
+    );
+    let model = llm(&server, 0, 5.0);
+    let e = structured::<Routing>(&model, request(), routing_is_valid).unwrap_err();
+    assert!(e.to_string().contains("cut off at the output cap"), "{e}");
+    assert_eq!(server.requests().len(), 2);
 }

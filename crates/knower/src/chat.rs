@@ -373,7 +373,7 @@ fn show(outcome: &ChatOutcome) {
         c.passages,
         c.history,
         e.usage
-            .map(|u| format!(" · {} tokens in, {} out", u.input_tokens, u.output_tokens))
+            .map(|u| format!(" · {}", u.describe()))
             .unwrap_or_default()
     );
 }

@@ -159,10 +159,7 @@ fn print(report: &Report) {
             eprintln!("failed: {} ({}): {}", f.name, f.path, f.error);
         }
         if let Some(usage) = &report.usage {
-            println!(
-                "{} model calls, {} tokens in, {} out",
-                usage.calls, usage.input_tokens, usage.output_tokens
-            );
+            println!("{} model calls, {}", usage.calls, usage.describe());
         }
     }
     if !report.reclaimed.is_empty() {

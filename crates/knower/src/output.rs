@@ -152,6 +152,22 @@ pub fn stdin_text(limit: usize, what: &str) -> Result<String, Failure> {
     })
 }
 
+/// A spinner with the time spent, on stderr on a terminal without
+/// `--json`, while a model works: a local one on a CPU can take a minute.
+/// Cleared when dropped; `None` for the offline engine, which is quick.
+pub fn waiting_on(engine: &str, json: bool) -> Option<ProgressBar> {
+    if json || engine == knower_agents::OFFLINE {
+        return None;
+    }
+    let style = ProgressStyle::with_template("{spinner} waiting for {msg} ({elapsed})")
+        .expect("a valid template");
+    let spinner = ProgressBar::new_spinner()
+        .with_style(style)
+        .with_message(engine.to_string());
+    spinner.enable_steady_tick(std::time::Duration::from_millis(200));
+    Some(spinner)
+}
+
 /// A progress callback for long passes over the vault: a bar on stderr,
 /// drawn only on a terminal, without `--json`, and for enough files that the
 /// wait is noticeable.

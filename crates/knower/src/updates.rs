@@ -9,7 +9,7 @@ use knower_vault::frontmatter;
 
 use crate::cli::{ModeArg, UpdatesAction};
 use crate::context::{Context, block_on};
-use crate::output::{Failure, Outcome, failure, print_json, stdin_text};
+use crate::output::{Failure, Outcome, failure, print_json, stdin_text, waiting_on};
 use crate::search::embed_with_progress;
 
 /// The text (from the argument or standard input) and files of an update.
@@ -65,7 +65,12 @@ fn send(ctx: &Context, payload: Payload, no_wait: bool) -> Outcome {
     } else {
         Wait::Finished
     };
-    let update = block_on(service.update(payload, wait))?;
+    let waiting = waiting_on(&service.engine_label(), ctx.json || no_wait);
+    let update = block_on(service.update(payload, wait));
+    if let Some(spinner) = waiting {
+        spinner.finish_and_clear();
+    }
+    let update = update?;
     for problem in service.take_index_problems() {
         eprintln!("warning: search index: {problem}");
     }
@@ -132,10 +137,7 @@ fn print_update(update: &Update) {
         );
     }
     if let Some(usage) = &update.details.usage {
-        println!(
-            "  {} model calls, {} tokens in, {} out",
-            usage.calls, usage.input_tokens, usage.output_tokens
-        );
+        println!("  {} model calls, {}", usage.calls, usage.describe());
     }
     if let Some(error) = &update.error {
         println!("  error: {error}");
@@ -149,19 +151,26 @@ pub fn ask(ctx: &Context, question: &str, mode: ModeArg, scope: Option<String>) 
     let service = ctx.service()?;
     let mode = mode.into();
     embed_with_progress(&service, mode, ctx.json)?;
+    let waiting = waiting_on(&service.engine_label(), ctx.json);
     let answer = block_on(service.ask(Question {
         text: question.to_string(),
         mode,
         scope,
-    }))?;
+    }));
+    if let Some(spinner) = waiting {
+        spinner.finish_and_clear();
+    }
+    let answer = answer?;
     if ctx.json {
         return print_json(&answer);
     }
     println!("{}", answer.markdown.trim_end());
     if let Some(usage) = &answer.usage {
         eprintln!(
-            "({}: {} model calls, {} tokens in, {} out)",
-            answer.engine, usage.calls, usage.input_tokens, usage.output_tokens
+            "({}: {} model calls, {})",
+            answer.engine,
+            usage.calls,
+            usage.describe()
         );
     }
     Ok(())

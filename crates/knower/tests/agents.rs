@@ -19,7 +19,10 @@ fn json(vault: &Path, args: &[&str]) -> Value {
 }
 
 /// `knower --json update TEXT` with the model `server` scripts; its report.
+/// The script drives tools, which a server on loopback (local, so grounded
+/// by default) is only given with `use_tools`.
 fn update_with_model(vault: &Path, server: &ScriptedServer, text: &str) -> Value {
+    std::fs::write(vault.join("knower.toml"), "[agents]\nuse_tools = true\n").unwrap();
     let out = knower_command(vault)
         .args(["--json", "update", text])
         .env("KNOWER_LLM", "openai-compatible:scripted-model")

@@ -1,10 +1,15 @@
 //! One agent run with an LLM: the model calls tools until it gives a final
-//! answer, within bounds on model calls and tokens. The final answer is
-//! checked; an invalid one gets one corrective retry (seed 002's contract).
-//! Whatever happens, the run reports what it changed.
+//! answer, within bounds on model calls and tokens. The first call asks for
+//! a tool (`tool_choice`), since every agent must read the vault before it
+//! answers. A final answer is checked; an invalid one, an answer before any
+//! tool call, and a reply the server could not read (malformed tool-call
+//! arguments) are each handed back to the model once (seed 002's contract),
+//! then end the run as a visible failure. The user reads the problem in
+//! Knower's words; only the model reads the correction. Whatever happens,
+//! the run reports what it changed.
 
 use knower_llm::chat::{ChatMessage, ChatRequest, ToolResponse};
-use knower_llm::{Llm, LlmError, MAX_ATTEMPTS, Usage};
+use knower_llm::{Llm, LlmError, MAX_ATTEMPTS, Shape, Usage};
 use serde::Serialize;
 
 use crate::tools::ToolSet;
@@ -49,19 +54,32 @@ pub struct Run {
     pub changed: Vec<String>,
 }
 
-/// Judges a final answer given the paths changed so far; the error is the
-/// message the model gets to correct it.
+/// Judges a final answer given the paths changed so far; the error says
+/// what is wrong with it, in words for the user.
 pub type Check<'a> = &'a dyn Fn(&str, &[String]) -> Result<(), String>;
 
-/// Runs the conversation. `check` judges a final answer given the paths
-/// changed so far; its error is the message the model gets to correct it.
+/// What the run expects of a final answer: how it is judged, and what the
+/// model is told to do when it is wrong.
+pub struct Expect<'a> {
+    pub check: Check<'a>,
+    /// The sentence after the problem in the corrective message.
+    pub advice: &'a str,
+}
+
+/// The message a model gets to correct `problem`.
+fn correction(problem: &str, advice: &str) -> String {
+    format!("Your previous reply was not valid: {problem}.\n{advice}")
+}
+
+/// Runs the conversation until an accepted final answer, a bound, or a
+/// second invalid reply.
 pub fn run(
     llm: &Llm,
     system: String,
     user: ChatMessage,
     tools: &mut dyn ToolSet,
     bounds: Bounds,
-    check: Check<'_>,
+    expect: Expect<'_>,
 ) -> Run {
     let mut request = ChatRequest::from_system(system)
         .append_message(user)
@@ -78,8 +96,24 @@ pub fn run(
             return run;
         }
         run.steps += 1;
-        let reply = match llm.chat_blocking(&request) {
+        // The first call must be a tool call: no agent answers before
+        // reading the vault.
+        let shape = if run.calls.is_empty() {
+            Shape::AnyTool
+        } else {
+            Shape::Free
+        };
+        let reply = match llm.chat_blocking_as(&request, &shape) {
             Ok(reply) => reply,
+            Err(LlmError::Protocol { detail, .. }) if attempts + 1 < MAX_ATTEMPTS => {
+                attempts += 1;
+                let problem = format!("the server could not read it ({detail})");
+                request = request.append_message(ChatMessage::user(correction(
+                    &problem,
+                    "Call a tool with arguments that are one valid JSON object, or answer.",
+                )));
+                continue;
+            }
             Err(e) => {
                 run.error = Some(e);
                 return run;
@@ -106,15 +140,29 @@ pub fn run(
         }
         let text = reply.text.clone().unwrap_or_default();
         attempts += 1;
-        match check(&text, &run.changed) {
+        let judged = if run.calls.is_empty() {
+            Err(
+                "it answered without calling a tool, though the tools were offered and a \
+                 call was required (a server that drops tools does this)"
+                    .to_string(),
+            )
+        } else {
+            (expect.check)(&text, &run.changed)
+        };
+        match judged {
             Ok(()) => {
                 run.final_text = Some(text);
                 return run;
             }
-            Err(correction) if attempts < MAX_ATTEMPTS => {
+            Err(problem) if attempts < MAX_ATTEMPTS => {
+                let advice = if run.calls.is_empty() {
+                    "Call one of the tools first."
+                } else {
+                    expect.advice
+                };
                 request = request
                     .append_message(reply.message)
-                    .append_message(ChatMessage::user(correction));
+                    .append_message(ChatMessage::user(correction(&problem, advice)));
             }
             Err(problem) => {
                 run.error = Some(LlmError::InvalidOutput {

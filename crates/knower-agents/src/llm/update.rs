@@ -14,7 +14,7 @@ use crate::agents::Agents;
 use crate::error::Result;
 use crate::filing::free_path;
 use crate::inbox::{self, Choice, INBOX, InboxItem};
-use crate::llm::run::{self, Bounds, Run, Stop};
+use crate::llm::run::{self, Bounds, Expect, Run, Stop};
 use crate::payload::{Attachment, Payload};
 use crate::recovery::author_of;
 use crate::report::{Outcome, UpdateReport};
@@ -286,13 +286,17 @@ impl Router for ModelRouter<'_> {
             self.id,
         );
         let check = |text: &str, changed: &[String]| check_final(text, changed);
+        let expect = Expect {
+            check: &check,
+            advice: "Return only the JSON object, with no other text.",
+        };
         let run = run::run(
             self.llm,
             system,
             ChatMessage::user(parts),
             &mut tools,
             agents.bounds(),
-            &check,
+            expect,
         );
         let final_answer = run
             .final_text
@@ -354,5 +358,5 @@ fn check_final(text: &str, changed: &[String]) -> Result<(), String> {
             other => format!("\"outcome\" must be \"filed\" or \"inbox\", not {other:?}"),
         },
     };
-    Err(knower_llm::corrective_message(&problem))
+    Err(problem)
 }

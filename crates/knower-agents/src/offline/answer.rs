@@ -13,7 +13,7 @@ use crate::text::ellipsis;
 use knower_index::{Hit, Index, Mode, SearchOptions};
 
 /// Passages shown at most.
-const PASSAGES: usize = 6;
+pub const PASSAGES: usize = 6;
 /// Longest passage shown, in characters.
 const PASSAGE_CHARS: usize = 600;
 
@@ -79,7 +79,33 @@ pub fn answer(
         passages: PASSAGES,
     };
     let evidence = evidence(index, profile, question, within)?;
-    Ok(render(evidence))
+    Ok(render(
+        evidence,
+        "no LLM is configured, so this is not a written answer",
+    ))
+}
+
+/// The offline answer given in place of a model's, `because` saying why
+/// (the model's answer cited nothing, say).
+pub fn answer_instead(
+    index: &Index,
+    profile: Option<&str>,
+    question: &str,
+    mode: Mode,
+    scope: Option<&str>,
+    because: &str,
+) -> Result<Answer> {
+    let within = Within {
+        mode,
+        scope,
+        without: &[],
+        passages: PASSAGES,
+    };
+    let evidence = evidence(index, profile, question, within)?;
+    Ok(render(
+        evidence,
+        &format!("{because}; this is not a written answer"),
+    ))
 }
 
 /// The evidence for `question`: the passages search finds ([`admit`]ted as
@@ -130,10 +156,9 @@ pub fn evidence(
 
 /// The answer a person reads: the lines that answer, then the passages
 /// grouped by file, each cited.
-fn render(evidence: Evidence) -> Answer {
+fn render(evidence: Evidence, why: &str) -> Answer {
     let mut markdown = format!(
-        "_{OFFLINE}: no LLM is configured, so this is not a written answer but the \
-         passages of your vault that best match the question._\n\n"
+        "_{OFFLINE}: {why} but the passages of your vault that best match the question._\n\n"
     );
     if let Some(notice) = &evidence.notice {
         markdown.push_str(&format!("_Note: {notice}_\n\n"));

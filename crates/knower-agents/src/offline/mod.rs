@@ -15,7 +15,9 @@ pub(crate) mod stems;
 mod update;
 mod verbs;
 
-pub use answer::{Evidence, Line, Within, answer, evidence, passages_by_file};
+pub use answer::{
+    Evidence, Line, PASSAGES, Within, answer, answer_instead, evidence, passages_by_file,
+};
 pub use kind::{Kind, kind_of};
 pub use route::{
     Answered, PROFILE_CONFIDENCE, PROFILE_SHARED_CONFIDENCE, Rules, SOLE_HOLDER_CONFIDENCE,

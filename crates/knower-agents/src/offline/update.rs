@@ -31,7 +31,10 @@ impl Agents {
         filed
     }
 
-    fn offline_file(
+    /// Files `payload` where `decision` says (or puts it in the inbox),
+    /// with its attachments and its changelog line: the offline rules'
+    /// filing, and a grounded model's once it has chosen the place.
+    pub(crate) fn offline_file(
         &self,
         batch: &mut Batch,
         mut report: UpdateReport,
@@ -44,15 +47,18 @@ impl Agents {
                     .kind
                     .unwrap_or_else(|| offline::kind_of(&payload.text));
                 report.changed = self.file(batch, destination, kind, payload)?;
+                let how = match decision.confidence {
+                    Some(confidence) => format!("{}, confidence {confidence:.2}", report.engine),
+                    None => report.engine.clone(),
+                };
                 report.summary = format!(
-                    "filed “{}” in {} ({OFFLINE}, confidence {:.2})",
+                    "filed “{}” in {} ({how})",
                     payload.headline(60),
                     report
                         .changed
                         .first()
                         .map(String::as_str)
                         .unwrap_or(destination),
-                    decision.confidence.unwrap_or_default()
                 );
             }
             None => {
@@ -61,13 +67,16 @@ impl Agents {
                     payload,
                     &decision.reasoning,
                     &decision.choices,
-                    OFFLINE,
+                    &report.engine,
                     &self.today(),
                 )?;
-                report.outcome = Outcome::Inbox;
+                if report.outcome != Outcome::Failed {
+                    report.outcome = Outcome::Inbox;
+                }
                 report.summary = format!(
-                    "“{}” waits in {INBOX}/{inbox_id}/ for your answer ({OFFLINE})",
-                    payload.headline(60)
+                    "“{}” waits in {INBOX}/{inbox_id}/ for your answer ({})",
+                    payload.headline(60),
+                    report.engine
                 );
                 report.changed = vec![format!("{INBOX}/{inbox_id}")];
                 report.inbox_id = Some(inbox_id);
@@ -116,7 +125,7 @@ impl Agents {
     }
 
     /// Files (or drops) an answered inbox item and removes it, as one change.
-    fn settle(
+    pub(crate) fn settle(
         &self,
         batch: &mut Batch,
         mut report: UpdateReport,

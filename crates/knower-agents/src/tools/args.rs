@@ -160,15 +160,11 @@ pub struct MoveArgs {
     pub reason: Option<String>,
 }
 
-/// The JSON schema of `T`'s arguments as a tool publishes it: an object
-/// with its properties and required fields (no `$schema` or title).
+/// The JSON schema of `T`'s arguments as a tool publishes it: plain JSON
+/// Schema every provider and local server takes (no `$ref`, `format`,
+/// `oneOf` or nullable types; see [`knower_llm::plain`]).
 pub fn schema<T: JsonSchema>() -> Value {
-    let mut schema = serde_json::to_value(schemars::schema_for!(T)).expect("schemas serialise");
-    if let Some(object) = schema.as_object_mut() {
-        object.remove("$schema");
-        object.remove("title");
-    }
-    schema
+    knower_llm::plain_schema::<T>()
 }
 
 /// `args` read as `T`, or a sentence for the model saying what is wrong.
@@ -207,6 +203,7 @@ mod tests {
         assert_eq!(append["required"], json!(["path", "content"]));
         assert!(append["properties"].get("top").is_none());
         assert!(append.get("$schema").is_none());
+        assert!(knower_llm::is_plain(&append), "{append:#}");
         assert!(check_content("x", &"a".repeat(MAX_CONTENT_BYTES + 1)).is_err());
     }
 }

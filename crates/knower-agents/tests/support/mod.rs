@@ -91,6 +91,12 @@ impl Fixture {
         let llm = Llm::new(config)
             .unwrap()
             .with_backoff(Duration::from_millis(10));
+        // The scripted server is on this machine, but it plays a hosted
+        // model that drives the tools unless a test says otherwise.
+        let settings = Settings {
+            use_tools: settings.use_tools.or(Some(true)),
+            ..settings
+        };
         Agents::new(
             self.vault.clone(),
             self.index.clone(),
