@@ -4,7 +4,8 @@
 //!
 //! The sets are `knower-agents/tests/routing/`: a vault of six projects and
 //! `notes.tsv`, each update labelled with the file a person would file it in,
-//! or `inbox` when a person could not tell either.
+//! or `inbox` when a person could not tell either. `--model` measures a
+//! model on them instead (see `agents/model.rs`).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -16,6 +17,7 @@ use knower_vault::{Author, Position, Vault};
 
 use crate::{Rng, ms, option, quantile};
 
+mod model;
 mod sets;
 
 const FIXTURE: &str = concat!(
@@ -33,6 +35,15 @@ pub fn run(args: &[String]) -> Result<(), String> {
     // `--sets notes,sequence4`: only the sets whose file names hold one of
     // these (a set still held out is then not shown by accident).
     let only: String = option(args, "--sets", String::new())?;
+    // `--model real|env`: the model's routing beside the offline engine's.
+    let model: String = option(args, "--model", String::new())?;
+    if !model.is_empty() {
+        let sets = match only.as_str() {
+            "" => vec!["notes", "holdout"],
+            some => some.split(',').collect(),
+        };
+        return model::run(&model, &sets, verbose);
+    }
     let sets = sets::all();
     let chosen = |file: &str| only.is_empty() || only.split(',').any(|part| file.contains(part));
     for (file, about, run) in sets.into_iter().filter(|(file, ..)| chosen(file)) {

@@ -4,7 +4,7 @@
 //! machines are noisy: compare the ratios, not the absolute numbers.
 //!
 //!     cargo run --release -p knower-bench -- vault [--files N] [--writes N] [--dir PATH]
-//!     cargo run --release -p knower-bench -- agents [--notes N] [--updates N] [--verbose] [--every] [--sets NAME,NAME]
+//!     cargo run --release -p knower-bench -- agents [--notes N] [--updates N] [--verbose] [--every] [--sets NAME,NAME] [--model real|env]
 //!     cargo run --release -p knower-bench -- server [--clients N] [--per-client N] [--notes N]
 //!     cargo run --release -p knower-bench -- graph [--entities N] [--rounds N]
 //!     cargo run --release -p knower-bench -- harvest [--items N] [--data PATH]
@@ -49,7 +49,7 @@ fn main() -> ExitCode {
         Some("chat") if args.iter().any(|a| a == "--recall") => chat_recall::run(&args[1..]),
         Some("chat") => chat::run(&args[1..]),
         Some("garden") => garden::run(&args[1..]),
-        _ => Err("usage: knower-bench vault [--files N] [--writes N] [--dir PATH]\n       knower-bench agents [--notes N] [--updates N] [--verbose] [--every] [--sets NAME,NAME]\n       knower-bench server [--clients N] [--per-client N] [--notes N]\n       knower-bench graph [--entities N] [--rounds N]\n       knower-bench harvest [--items N] [--data PATH] | --real DIR [--real DIR]... [--verbose] | --big MB\n       knower-bench chat [--conversations N] [--data PATH] | --recall SET [--recall SET]... [--verbose]\n       knower-bench garden [--max-cycles N] [--facts N] | [--web DIR]... [--cycles N]\n       knower-bench search [--only quality|speed] [--sweep] [--modes fast,vector,deep] [--chunk-chars N] [--files N] [--queries N] [--embed N] [--questions N] [--data PATH] [--dir PATH] [--smart DIR,DIR]".to_string()),
+        _ => Err("usage: knower-bench vault [--files N] [--writes N] [--dir PATH]\n       knower-bench agents [--notes N] [--updates N] [--verbose] [--every] [--sets NAME,NAME] [--model real|env]\n       knower-bench server [--clients N] [--per-client N] [--notes N]\n       knower-bench graph [--entities N] [--rounds N]\n       knower-bench harvest [--items N] [--data PATH] | --real DIR [--real DIR]... [--verbose] | --big MB\n       knower-bench chat [--conversations N] [--data PATH] | --recall SET [--recall SET]... [--verbose]\n       knower-bench garden [--max-cycles N] [--facts N] | [--web DIR]... [--cycles N]\n       knower-bench search [--only quality|speed] [--sweep] [--modes fast,vector,deep] [--chunk-chars N] [--files N] [--queries N] [--embed N] [--questions N] [--data PATH] [--dir PATH] [--smart DIR,DIR]".to_string()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
