@@ -41,7 +41,7 @@ impl Agents {
                 question,
                 mode,
                 scope,
-                &format!("the model's answer {detail}"),
+                &format!("the model's answer {detail};"),
             ),
             Err(e) => Err(e.into()),
         }

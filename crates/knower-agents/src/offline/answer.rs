@@ -72,21 +72,18 @@ pub fn answer(
     mode: Mode,
     scope: Option<&str>,
 ) -> Result<Answer> {
-    let within = Within {
+    answer_instead(
+        index,
+        profile,
+        question,
         mode,
         scope,
-        without: &[],
-        passages: PASSAGES,
-    };
-    let evidence = evidence(index, profile, question, within)?;
-    Ok(render(
-        evidence,
-        "no LLM is configured, so this is not a written answer",
-    ))
+        "no LLM is configured, so",
+    )
 }
 
 /// The offline answer given in place of a model's, `because` saying why
-/// (the model's answer cited nothing, say).
+/// (the model's answer cited nothing, say), ending in "so" or ";".
 pub fn answer_instead(
     index: &Index,
     profile: Option<&str>,
@@ -104,7 +101,7 @@ pub fn answer_instead(
     let evidence = evidence(index, profile, question, within)?;
     Ok(render(
         evidence,
-        &format!("{because}; this is not a written answer"),
+        &format!("{because} this is not a written answer"),
     ))
 }
 
