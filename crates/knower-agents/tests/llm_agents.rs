@@ -465,11 +465,7 @@ fn a_model_that_times_out_leaves_the_update_in_the_inbox() {
 #[test]
 fn an_answer_to_an_inbox_item_is_filed_and_the_item_removed() {
     let fx = Fixture::new();
-    let item = fx
-        .offline()
-        .update(Payload::text("Quarterly numbers look fine"))
-        .unwrap();
-    let id = item.inbox_id.expect("the offline engine cannot place this");
+    let id = fx.parked("Quarterly numbers look fine");
     let server = ScriptedServer::start(
         Protocol::AnthropicMessages,
         vec![
@@ -653,11 +649,7 @@ fn a_grounded_model_whose_reply_stays_invalid_leaves_the_update_failed_in_the_in
 #[test]
 fn an_exact_answer_to_an_inbox_item_needs_no_model() {
     let fx = Fixture::new();
-    let item = fx
-        .offline()
-        .update(Payload::text("Quarterly numbers look fine"))
-        .unwrap();
-    let id = item.inbox_id.expect("the offline engine cannot place this");
+    let id = fx.parked("Quarterly numbers look fine");
     // A server with nothing to say: any call would fail the update.
     let server = ScriptedServer::start(Protocol::OpenAiChat, vec![]);
     let agents = fx.with_llm(&server, Settings::default(), 10.0);
@@ -678,11 +670,7 @@ fn an_exact_answer_to_an_inbox_item_needs_no_model() {
 #[test]
 fn a_grounded_model_reads_a_sentence_answer_to_an_inbox_item() {
     let fx = Fixture::new();
-    let item = fx
-        .offline()
-        .update(Payload::text("Quarterly numbers look fine"))
-        .unwrap();
-    let id = item.inbox_id.expect("the offline engine cannot place this");
+    let id = fx.parked("Quarterly numbers look fine");
     let server = ScriptedServer::start(
         Protocol::OpenAiChat,
         vec![Step::json(openai::text(

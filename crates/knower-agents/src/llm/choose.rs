@@ -243,15 +243,9 @@ impl Agents {
             }
             Err(e) => return Err(e),
         };
-        report.decided(&decision);
         report.usage = Some(router.usage.get());
         report.steps = router.usage.get().calls as usize;
-        let why = crate::report::conclusion(&decision.reasoning).0;
-        let author = author_of("agent", id, why);
-        let (filed, _) = self.vault.batch(&author, |batch| {
-            Ok(self.offline_file(batch, report, &decision, payload))
-        })?;
-        filed
+        self.file_decided("agent", id, report, &decision, payload)
     }
 
     /// Applies the user's answer to an inbox item as a grounded model

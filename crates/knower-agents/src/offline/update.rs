@@ -17,16 +17,29 @@ impl Agents {
     pub(crate) fn offline_update(&self, id: &str, payload: &Payload) -> Result<UpdateReport> {
         let facts = Facts::gather(&self.vault, &self.index, &payload.text)?;
         let decision = Rules.route(&facts, payload)?;
-        let mut report = self.report(id, Outcome::Filed);
-        report.decided(&decision);
+        let report = self.report(id, Outcome::Filed);
+        self.file_decided("agent:offline", id, report, &decision, payload)
+    }
+
+    /// Records `decision` in `report` and files the update by it, as
+    /// `actor`: the offline rules' decisions and a grounded model's.
+    pub(crate) fn file_decided(
+        &self,
+        actor: &str,
+        id: &str,
+        mut report: UpdateReport,
+        decision: &Decision,
+        payload: &Payload,
+    ) -> Result<UpdateReport> {
+        report.decided(decision);
         // The journal says why in a sentence; the rules and scores behind
         // it stay in the update's report.
         let why = crate::report::conclusion(&decision.reasoning).0;
-        let author = author_of("agent:offline", id, why);
+        let author = author_of(actor, id, why);
         // One change for the whole update (the note or the inbox item, the
         // attachments, the changelog line), so one undo takes it back.
         let (filed, _) = self.vault.batch(&author, |batch| {
-            Ok(self.offline_file(batch, report, &decision, payload))
+            Ok(self.offline_file(batch, report, decision, payload))
         })?;
         filed
     }

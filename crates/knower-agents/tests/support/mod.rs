@@ -76,6 +76,18 @@ impl Fixture {
         )
     }
 
+    /// The id of the inbox item the offline engine makes of `text`, which
+    /// it cannot place.
+    pub fn parked(&self, text: &str) -> String {
+        let report = self
+            .offline()
+            .update(knower_agents::Payload::text(text))
+            .unwrap();
+        report
+            .inbox_id
+            .expect("the offline engine cannot place this")
+    }
+
     pub fn with_llm(&self, server: &ScriptedServer, settings: Settings, timeout: f64) -> Agents {
         let provider = match server.protocol() {
             Protocol::OpenAiChat => "openai-compatible",
