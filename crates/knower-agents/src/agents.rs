@@ -126,6 +126,30 @@ impl Agents {
             Some(reference) => Some(inbox::load(&self.vault, reference)?),
             None => None,
         };
+        // A sync conflict is settled by the user's word alone, whatever
+        // the engine.
+        if let Some(item) = &item
+            && let Some(conflict) = crate::conflict::of(item)
+        {
+            let author = crate::recovery::author_of(
+                "inbox",
+                &id,
+                &format!(
+                    "answer to sync conflict {}: “{}”",
+                    item.id,
+                    payload.headline(60)
+                ),
+            );
+            let report = self.report(&id, Outcome::Resolved);
+            return crate::conflict::answer(
+                &self.vault,
+                &author,
+                report,
+                &payload.text,
+                item.clone(),
+                conflict,
+            );
+        }
         match &self.engine {
             Engine::Offline => match item {
                 Some(item) => self.offline_answer(&id, &payload, item),

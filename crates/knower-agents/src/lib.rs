@@ -10,6 +10,7 @@
 mod agents;
 mod changelog;
 mod citations;
+pub mod conflict;
 mod context;
 mod error;
 pub mod evidence;

@@ -610,6 +610,11 @@ fn writer_of(index: &Index, threads: usize, bytes: usize) -> Result<IndexWriter>
         match index.writer_with_num_threads(threads, bytes * threads) {
             Ok(writer) => {
                 writer.set_merge_policy(Box::new(merge_policy()));
+                // A writer killed before its commit leaves files no commit
+                // names (a `.del` file, a segment); the next one would
+                // pick the same names and fail with FileAlreadyExists.
+                // Holding the lock, we are the only writer: sweep them.
+                writer.garbage_collect_files().wait()?;
                 return Ok(writer);
             }
             Err(tantivy::TantivyError::LockFailure(LockError::LockBusy, _))

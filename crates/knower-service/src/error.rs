@@ -27,6 +27,8 @@ pub enum Error {
     Chat(#[from] knower_chat::ChatError),
     #[error(transparent)]
     Garden(#[from] knower_garden::GardenError),
+    #[error(transparent)]
+    Sync(#[from] knower_sync::Error),
     /// The server running on the vault refused or failed the request.
     #[error("{message}")]
     Remote {
@@ -89,6 +91,13 @@ impl Error {
                 knower_garden::GardenError::Io(_) => Kind::Internal,
                 knower_garden::GardenError::Vault(v) => vault_kind(v),
             },
+            Error::Sync(e) => match e {
+                knower_sync::Error::Invalid(_) => Kind::Invalid,
+                // The remote, or git reaching it, failed.
+                knower_sync::Error::Git(_) => Kind::Upstream,
+                knower_sync::Error::Vault(v) => vault_kind(v),
+                _ => Kind::Internal,
+            },
             Error::Remote { kind, .. } => *kind,
             Error::Internal(_) => Kind::Internal,
         }
@@ -109,6 +118,10 @@ impl Error {
                 Some("wait for it to finish (`knower garden list` says when the last one ran)")
             }
             Error::Agents(knower_agents::Error::Index(i)) => i.hint(),
+            Error::Sync(knower_sync::Error::Git(_)) => Some(
+                "the sync runs the `git` program: check the remote with `git -C VAULT fetch`; \
+                 nothing was lost, the next `knower sync` picks up where this one stopped",
+            ),
             Error::Remote { hint, .. } => return hint.clone(),
             _ => None,
         };

@@ -31,5 +31,6 @@ pub use queue::{Queue, QueueError};
 pub use run::{RunFile, RunInfo, alive, log_path, running};
 pub use service::{
     ChatOutcome, MAX_KEY_CHARS, Question, Service, Serving, Wait, blocking, check_key, prompts,
+    sync_status,
 };
 pub use updates::UpdateLog;

@@ -47,6 +47,10 @@ pub(crate) struct Tx<'a> {
     /// as they are (not stamped like an outside edit), so recovery itself
     /// writes nothing.
     pub(crate) recovering: bool,
+    /// Recording files another copy of the vault sent (a sync): they keep
+    /// the `updated` they arrived with, which their writer stamped; only
+    /// what is missing or derived (`tokens`) is filled in.
+    pub(crate) arrived: bool,
     /// The intent note is set: this change has written, or is writing.
     intent_set: bool,
     /// One timestamp for the whole change.
@@ -89,6 +93,7 @@ impl<'a> Tx<'a> {
             undoes,
             journaled: true,
             recovering: false,
+            arrived: false,
             intent_set: false,
             now: time::frontmatter_now(),
             known: HashMap::new(),
@@ -149,7 +154,7 @@ impl<'a> Tx<'a> {
     /// Called before every write to the vault: the first one notes the
     /// change in the write-ahead intent, so that a crash from here on leaves
     /// a trace of who was writing.
-    fn before_writing(&mut self) -> Result<()> {
+    pub(crate) fn before_writing(&mut self) -> Result<()> {
         if self.intent_set || !self.journaled {
             return Ok(());
         }

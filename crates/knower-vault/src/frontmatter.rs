@@ -223,6 +223,32 @@ pub fn stamp(text: &str, stamp: Stamp<'_>) -> Result<String, String> {
     ))
 }
 
+/// The YAML's top-level entries as written: each key with all its lines
+/// (the key's line and the indented lines, `- ` items, comments and blank
+/// lines under it), in order; lines before the first key go under `""`.
+/// Concatenating the lines gives the YAML back. Used where entries are
+/// compared or merged one by one (a sync's three-way merge) without
+/// re-serialising anything.
+pub fn entries(yaml: &str) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for line in yaml.split_inclusive('\n') {
+        let starts_entry = !line.starts_with([' ', '\t', '#', '-', '\n', '\r'])
+            && line.contains(':')
+            && !line.trim().is_empty();
+        if starts_entry {
+            let key = line.split(':').next().unwrap_or("").trim();
+            let key = key.trim_matches(|c| c == '"' || c == '\'');
+            out.push((key.to_string(), line.to_string()));
+        } else {
+            match out.last_mut() {
+                Some((_, lines)) => lines.push_str(line),
+                None => out.push((String::new(), line.to_string())),
+            }
+        }
+    }
+    out
+}
+
 /// A value written into frontmatter: its JSON text, which YAML reads as
 /// the same value (strings quoted and escaped, lists in brackets).
 pub fn value<T: serde::Serialize + ?Sized>(value: &T) -> String {
@@ -408,6 +434,17 @@ mod tests {
     fn a_thematic_break_is_not_frontmatter_unless_it_opens_the_file() {
         let s = split("text\n---\nmore\n").unwrap();
         assert!(s.frontmatter.is_none());
+    }
+
+    #[test]
+    fn entries_keep_every_line_under_its_key() {
+        let yaml = "# top\ntitle: Plan\ntags:\n- a\n  # c\n\"x\": 1\n";
+        let found = entries(yaml);
+        let keys: Vec<&str> = found.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["", "title", "tags", "x"]);
+        assert_eq!(found[2].1, "tags:\n- a\n  # c\n");
+        let joined: String = found.iter().map(|(_, l)| l.as_str()).collect();
+        assert_eq!(joined, yaml);
     }
 
     #[test]

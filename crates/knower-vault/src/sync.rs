@@ -97,6 +97,45 @@ impl Vault {
         Ok(report)
     }
 
+    /// Lets another program change the user's files — `git merge` bringing
+    /// another machine's changes — and records what it changed as one
+    /// change by `author`. `outside` runs under the vault lock (no Knower
+    /// writer, and no watcher's stamping, can interleave) and with the
+    /// change noted in the write-ahead intent, so a crash part-way leaves
+    /// what it wrote to be journaled under `author` by the next process.
+    /// It returns its result and the paths it may have changed; each is
+    /// compared with what Knower knew, and a removed file's emptied folders
+    /// are forgotten with it. Arrived notes keep the `updated` they carry.
+    pub fn arrive<T>(
+        &self,
+        author: &Author,
+        outside: impl FnOnce() -> (T, Vec<VaultPath>),
+    ) -> Result<(T, SyncReport)> {
+        let (out, record) = self.change(author, Vec::new(), |tx| {
+            tx.before_writing()?;
+            let (value, paths) = outside();
+            tx.arrived = true;
+            let mut report = SyncReport::default();
+            let mut seen = HashSet::new();
+            for path in &paths {
+                let mut gone = vec![path.clone()];
+                gone.extend(
+                    path.ancestors()
+                        .filter(|folder| !tx.vault.root().join(folder.as_str()).exists()),
+                );
+                for p in gone {
+                    if seen.insert(p.clone()) {
+                        tx.sync_path(&p, &mut report, &mut |_, _| {})?;
+                    }
+                }
+            }
+            Ok((value, report))
+        })?;
+        let (value, mut report) = out;
+        report.change = record;
+        Ok((value, report))
+    }
+
     /// Called with the lock held: when the last writer died half-way through
     /// a change (its intent note is still there), brings what it had written
     /// into the journal under its own author — so that, for example, an
@@ -414,7 +453,7 @@ impl Tx<'_> {
             .unwrap_or_else(|_| self.now().to_string());
         let stamp = Stamp {
             created: &saved,
-            updated: if known {
+            updated: if known && !self.arrived {
                 Updated::Set(&saved)
             } else {
                 Updated::IfMissing(&saved)
@@ -445,6 +484,42 @@ mod tests {
             .collect();
         out.sort();
         out
+    }
+
+    #[test]
+    fn arrivals_keep_their_updated_and_are_journaled_under_their_author() {
+        let (dir, vault) = vault();
+        let text = "---\ncreated: 2020-01-01T00:00:00\nupdated: 2021-02-03T04:05:06\ntokens: 1\n---\nhello\n";
+        let author = Author::new("sync from origin", "merged");
+        let ((), report) = vault
+            .arrive(&author, || {
+                fs::create_dir_all(dir.path().join("notes")).unwrap();
+                fs::write(dir.path().join("notes/n.md"), text).unwrap();
+                ((), vec![VaultPath::parse("notes/n.md").unwrap()])
+            })
+            .unwrap();
+        let change = report.change.unwrap();
+        assert_eq!(change.actor, "sync from origin");
+        assert_eq!(
+            letters(&change.files),
+            [('A', "notes"), ('A', "notes/n.md")]
+        );
+        let now = fs::read_to_string(dir.path().join("notes/n.md")).unwrap();
+        // Its own `updated` is kept; the derived count is corrected.
+        assert!(
+            now.contains("updated: 2021-02-03T04:05:06\ntokens: 2\n"),
+            "{now}"
+        );
+
+        // A removal takes the folder it emptied with it.
+        let ((), report) = vault
+            .arrive(&author, || {
+                fs::remove_dir_all(dir.path().join("notes")).unwrap();
+                ((), vec![VaultPath::parse("notes/n.md").unwrap()])
+            })
+            .unwrap();
+        let files = report.change.unwrap().files;
+        assert_eq!(letters(&files), [('D', "notes"), ('D', "notes/n.md")]);
     }
 
     #[test]

@@ -206,6 +206,16 @@ pub enum Command {
     },
     /// Show the vault, its size, the search index, and anything pending or wrong.
     Status,
+    /// Sync the vault through git: commit your changes, merge the other
+    /// machines', push.
+    ///
+    /// The remote is `remote` under [sync] in knower.toml (a git URL or the
+    /// name of a remote), else the repository's only remote; the vault
+    /// becomes a git repository if it is not one. Authenticated as git is
+    /// (SSH keys, credential helpers). tree.md and .knower/ stay per
+    /// machine; a real conflict keeps both versions and waits in the inbox.
+    /// `knower serve` syncs every `every_minutes` under [sync].
+    Sync,
     /// Rebuild the search index from the notes (unchanged passages keep their vectors).
     Reindex,
     /// Talk with Knower: a chat that remembers by conclusions, not token limits.

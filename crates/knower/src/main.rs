@@ -13,6 +13,7 @@ mod output;
 mod search;
 mod server;
 mod status;
+mod sync;
 mod updates;
 
 use std::process::ExitCode;
@@ -73,6 +74,7 @@ fn run(cli: Cli) -> Outcome {
         Command::Undo { id, force, why } => notes::undo(&ctx, &id, force, why),
         Command::Log { limit, path } => notes::log(&ctx, limit, path.as_deref()),
         Command::Status => status::status(&ctx),
+        Command::Sync => sync::sync(&ctx),
         Command::Search {
             query,
             mode,

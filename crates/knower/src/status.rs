@@ -18,6 +18,7 @@ pub fn status(ctx: &Context) -> Outcome {
     let untouched = vault.untouched();
     let index = Index::open(Arc::clone(&vault))?.status()?;
     let server = server(vault.root());
+    let sync = knower_service::sync_status(&vault);
     if ctx.json {
         return print_json(&serde_json::json!({
             "root": vault.root(),
@@ -31,6 +32,7 @@ pub fn status(ctx: &Context) -> Outcome {
             "index": index,
             "problems": stats.problems.iter().map(|(p, why)| serde_json::json!({"path": p, "problem": why})).collect::<Vec<_>>(),
             "untouched": untouched,
+            "sync": sync,
         }));
     }
     println!("vault     {}", vault.root().display());
@@ -61,6 +63,7 @@ pub fn status(ctx: &Context) -> Outcome {
     }
     print_index(&index);
     print_server(&server);
+    crate::sync::print_status(&sync);
     if stats.problems.is_empty() && untouched.is_empty() {
         println!("problems  none");
     } else {

@@ -26,6 +26,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("knower-harvest", 3),
     ("knower-chat", 3),
     ("knower-garden", 3),
+    ("knower-sync", 3),
     ("knower-service", 4),
     ("knower-mcp", 5),
     ("knower-server", 6),
@@ -41,6 +42,7 @@ const FEATURES: &[&str] = &[
     "knower-harvest",
     "knower-chat",
     "knower-garden",
+    "knower-sync",
 ];
 
 /// The surface code, and what it must not name: the service is the way to
@@ -62,6 +64,7 @@ const ONLY_THROUGH_THE_SERVICE: &[&str] = &[
     "Graph::new(",
     "knower_agents::inbox_list",
     "knower_agents::inbox_item",
+    "Sync::new(",
 ];
 
 fn root() -> PathBuf {

@@ -4,8 +4,10 @@
 
 mod chat;
 mod garden;
+mod sync;
 
 pub use chat::ChatOutcome;
+pub use sync::sync_status;
 
 use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
@@ -120,6 +122,7 @@ impl Service {
         let worker = worker::spawn(queue, agents, vault);
         let stopping = Arc::new(std::sync::atomic::AtomicBool::new(false));
         garden::schedule_garden(&service, stopping.clone());
+        sync::schedule_sync(&service, stopping.clone());
         Ok(Serving {
             service,
             worker,

@@ -1,0 +1,432 @@
+//! `knower sync` against a bare repository on this machine, as three
+//! machines would use it (issue 74): updates, edits, task lists and
+//! harvests on every side, interleaved with syncs, converge to identical
+//! user files with nothing lost and every real conflict in the inbox; a
+//! sync killed (kill -9 of its process group, git included) at random
+//! points is completed by the next one.
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use support::{knower_command, succeed};
+
+/// One machine: a vault and the name it syncs under.
+struct Machine {
+    vault: PathBuf,
+    name: &'static str,
+}
+
+impl Machine {
+    fn command(&self) -> Command {
+        let mut command = knower_command(&self.vault);
+        command.env("KNOWER_MACHINE", self.name);
+        command
+    }
+
+    fn run(&self, args: &[&str], stdin: &str) -> String {
+        let mut command = self.command();
+        command.args(args);
+        succeed(command, stdin)
+    }
+
+    fn sync(&self) -> Value {
+        serde_json::from_str(&self.run(&["--json", "sync"], "")).unwrap()
+    }
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .current_dir(dir)
+        .args(args)
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A bare repository and the first machine, whose vault is pushed to it;
+/// the others join as the README says: clone, `knower init`, sync.
+fn machines(dir: &Path, names: &[&'static str]) -> Vec<Machine> {
+    let remote = dir.join("remote.git");
+    git(
+        dir,
+        &[
+            "init",
+            "--quiet",
+            "--bare",
+            "--initial-branch=main",
+            "remote.git",
+        ],
+    );
+    let mut out = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        let machine = Machine {
+            vault: dir.join(name),
+            name,
+        };
+        if i == 0 {
+            machine.run(&["init"], "");
+            machine.run(
+                &["write", "knower.toml"],
+                &format!("[sync]\nremote = \"{}\"\n", remote.display()),
+            );
+        } else {
+            git(dir, &["clone", "--quiet", remote.to_str().unwrap(), name]);
+            machine.run(&["init"], "");
+        }
+        let report = machine.sync();
+        assert!(report["pushed"] == true || i > 0, "{report}");
+        out.push(machine);
+    }
+    out
+}
+
+/// Every user file (not .git, .knower or the derived tree.md) and its
+/// bytes.
+fn user_files(vault: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    for entry in walkdir::WalkDir::new(vault).into_iter().filter_entry(|e| {
+        let name = e.file_name().to_string_lossy();
+        e.depth() == 0 || !(name == ".git" || name == ".knower")
+    }) {
+        let entry = entry.unwrap();
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let rel = entry
+            .path()
+            .strip_prefix(vault)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        if rel != "tree.md" {
+            out.insert(rel, std::fs::read(entry.path()).unwrap());
+        }
+    }
+    out
+}
+
+/// Syncs every machine in turn until a whole round sends and receives
+/// nothing; then their user files must be identical.
+fn converge(machines: &[Machine]) -> BTreeMap<String, Vec<u8>> {
+    for round in 0..6 {
+        let mut quiet = true;
+        for m in machines {
+            let report = m.sync();
+            quiet &= report["committed"] == 0 && report["received"].as_array().unwrap().is_empty();
+        }
+        if quiet && round > 0 {
+            let first = user_files(&machines[0].vault);
+            for m in &machines[1..] {
+                let other = user_files(&m.vault);
+                let differ: Vec<&String> = first
+                    .keys()
+                    .chain(other.keys())
+                    .filter(|k| first.get(*k) != other.get(*k))
+                    .collect();
+                assert!(
+                    differ.is_empty(),
+                    "{} differs from {}: {differ:?}",
+                    m.name,
+                    machines[0].name
+                );
+            }
+            return first;
+        }
+    }
+    panic!("the machines did not converge in 6 rounds");
+}
+
+/// The conflict ids whose markers are in the notes, and those the inbox
+/// holds items for.
+fn conflicts(files: &BTreeMap<String, Vec<u8>>) -> (Vec<String>, Vec<String>) {
+    let mut marked = Vec::new();
+    let mut filed = Vec::new();
+    for (path, bytes) in files {
+        let text = String::from_utf8_lossy(bytes);
+        if path.starts_with("inbox/") && path.ends_with("review.md") {
+            if let Some(line) = text.lines().find(|l| l.starts_with("conflict: ")) {
+                filed.push(line["conflict: ".len()..].trim_matches('"').to_string());
+            }
+            continue;
+        }
+        for line in text.lines() {
+            if let Some(rest) = line.strip_prefix("<!-- knower:conflict ")
+                && rest.contains(" end -->")
+            {
+                marked.push(rest.split_whitespace().next().unwrap().to_string());
+            }
+        }
+    }
+    marked.sort();
+    marked.dedup();
+    filed.sort();
+    filed.dedup();
+    (marked, filed)
+}
+
+fn body(note: &str) -> &str {
+    note.splitn(3, "---\n").nth(2).unwrap_or(note)
+}
+
+/// A small deterministic generator: the test is the same on every run.
+struct Dice(u64);
+
+impl Dice {
+    fn roll(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+}
+
+/// Everything a machine does to its vault: an update, a task, an edit of
+/// its own note or of one every machine edits, a harvest. Returns the
+/// words that must survive (a line another machine may rewrite later
+/// need not).
+fn act(m: &Machine, dice: &mut Dice, i: usize, sources: &Path) -> Option<String> {
+    let mark = format!("S{i:03}{}", m.name);
+    match dice.roll(6) {
+        0 => {
+            let texts = [
+                "Remember to renew the passport before the trip",
+                "The Atlas tiles server now runs on Postgres 16",
+                "Idea: a reading list for the winter",
+                "Met Ana about the garden watering schedule",
+            ];
+            let text = format!("{} ({mark})", texts[dice.roll(4) as usize]);
+            m.run(&["update", &text], "");
+        }
+        1 => {
+            m.run(&["append", "tasks.md"], &format!("- [ ] task {mark}\n"));
+        }
+        2 => {
+            m.run(
+                &["append", &format!("notes/{}.md", m.name)],
+                &format!("line {mark}\n"),
+            );
+        }
+        3 | 4 => {
+            // The note every machine edits: its first line rewritten (a
+            // real conflict when two machines do it between syncs) or a
+            // line added at its end.
+            let path = "notes/shared.md";
+            if dice.roll(2) == 0 {
+                let body = m.run(&["read", path], "");
+                if body.contains("Status:") {
+                    let old = body
+                        .lines()
+                        .find(|l| l.starts_with("Status:"))
+                        .unwrap()
+                        .to_string();
+                    m.run(
+                        &[
+                            "edit",
+                            path,
+                            "--old",
+                            &old,
+                            "--new",
+                            &format!("Status: {mark}"),
+                        ],
+                        "",
+                    );
+                    return None;
+                }
+            }
+            m.run(&["append", path], &format!("Seen by {mark}\n"));
+        }
+        _ => {
+            let file = sources.join(format!("conversation-{mark}.md"));
+            std::fs::write(
+                &file,
+                format!(
+                    "Ana: Server {mark} in Frankfurt runs Postgres 16 since March 2024.\n\
+                     Ben: Remember to rotate the keys of server {mark}.\n"
+                ),
+            )
+            .unwrap();
+            m.run(&["harvest", "--apply", file.to_str().unwrap()], "");
+        }
+    }
+    Some(mark)
+}
+
+#[test]
+fn three_machines_converge_with_nothing_lost_and_conflicts_in_the_inbox() {
+    let dir = tempfile::tempdir().unwrap();
+    let machines = machines(dir.path(), &["laptop", "desktop", "office"]);
+    machines[0].run(
+        &["write", "notes/shared.md"],
+        "# Shared\n\nStatus: started\n\n",
+    );
+    for m in &machines {
+        m.sync();
+    }
+    let sources = dir.path().join("sources");
+    std::fs::create_dir_all(&sources).unwrap();
+    let mut dice = Dice(0x5eed_1234_abcd);
+    let mut marks = Vec::new();
+    let started = Instant::now();
+    for i in 0..200 {
+        let m = &machines[i % 3];
+        marks.extend(act(m, &mut dice, i, &sources));
+        // A sync every few actions on each machine.
+        if dice.roll(4) == 0 {
+            m.sync();
+        }
+    }
+    let files = converge(&machines);
+    eprintln!("200 actions and their syncs in {:.0?}", started.elapsed());
+
+    // Nothing lost: every action's words are somewhere in the vault.
+    let all: String = files
+        .values()
+        .map(|b| String::from_utf8_lossy(b).into_owned())
+        .collect();
+    let lost: Vec<&String> = marks.iter().filter(|m| !all.contains(m.as_str())).collect();
+    assert!(lost.is_empty(), "lost: {lost:?}");
+
+    // Every real conflict is waiting in the inbox, and there were some.
+    let (marked, filed) = conflicts(&files);
+    assert!(!marked.is_empty(), "the test made no real conflict");
+    eprintln!("{} real conflicts, each with its inbox item", marked.len());
+    for id in &marked {
+        assert!(filed.contains(id), "conflict {id} has no inbox item");
+    }
+    // Derived files stay per machine; settings stay valid TOML.
+    assert!(!files.contains_key("tree.md"));
+    let toml_text = String::from_utf8(files["knower.toml"].clone()).unwrap();
+    assert!(toml_text.parse::<toml::Table>().is_ok(), "{toml_text}");
+    // The journal says where remote changes came from.
+    let log = machines[1].run(&["log", "--limit", "400"], "");
+    assert!(log.contains("sync from"), "{log}");
+
+    // Answering a conflict is one journaled change that undo takes back.
+    let items: Value = serde_json::from_str(&machines[1].run(&["--json", "inbox"], "")).unwrap();
+    let item = items
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["id"].as_str().unwrap().contains("sync-conflict"))
+        .unwrap();
+    let code = item["code"].as_str().unwrap();
+    let review = std::fs::read_to_string(
+        machines[1]
+            .vault
+            .join(item["folder"].as_str().unwrap())
+            .join("review.md"),
+    )
+    .unwrap();
+    let answered_id = review
+        .lines()
+        .find_map(|l| l.strip_prefix("conflict: "))
+        .unwrap()
+        .trim_matches('"')
+        .to_string();
+    let before = std::fs::read_to_string(machines[1].vault.join("notes/shared.md")).unwrap();
+    let answered: Value =
+        serde_json::from_str(&machines[1].run(&["--json", "inbox", "reply", code, "both"], ""))
+            .unwrap();
+    assert_eq!(answered["outcome"], "resolved", "{answered}");
+    let after = std::fs::read_to_string(machines[1].vault.join("notes/shared.md")).unwrap();
+    assert_ne!(before, after);
+    let files = converge(&machines);
+    let (marked_after, filed_after) = conflicts(&files);
+    assert!(
+        !marked_after.contains(&answered_id),
+        "{answered_id} still marked"
+    );
+    assert!(
+        !filed_after.contains(&answered_id),
+        "{answered_id} still in the inbox"
+    );
+    let undo = machines[1].run(&["--json", "undo", answered["id"].as_str().unwrap()], "");
+    assert!(undo.contains("\"id\""), "{undo}");
+    let undone = std::fs::read_to_string(machines[1].vault.join("notes/shared.md")).unwrap();
+    // (`updated` says when the undo was made.)
+    assert_eq!(
+        body(&undone),
+        body(&before),
+        "undo brings the conflict back"
+    );
+}
+
+#[test]
+fn a_sync_killed_at_random_points_is_completed_by_the_next() {
+    let dir = tempfile::tempdir().unwrap();
+    let machines = machines(dir.path(), &["laptop", "desktop"]);
+    let (a, b) = (&machines[0], &machines[1]);
+    let mut dice = Dice(0x00de_adbe_ef77);
+    let mut marks = Vec::new();
+    // How long a sync with something to merge takes here.
+    b.run(&["append", "tasks.md"], "- [ ] warm up\n");
+    b.sync();
+    a.run(&["append", "notes/a.md"], "warm up\n");
+    let t = Instant::now();
+    a.sync();
+    let typical = t.elapsed().as_millis() as u64;
+    for round in 0..20 {
+        for (m, side) in [(a, "a"), (b, "b")] {
+            let mark = format!("K{round:02}{side}");
+            m.run(&["append", "tasks.md"], &format!("- [ ] {mark}\n"));
+            m.run(
+                &["append", &format!("notes/{side}.md")],
+                &format!("{mark}\n"),
+            );
+            m.run(
+                &["write", &format!("notes/{side}-{round}.md")],
+                &format!("{mark} own\n"),
+            );
+            marks.push(mark);
+        }
+        b.sync();
+        let mut child = a
+            .command()
+            .arg("sync")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let delay = dice.roll(typical * 12 / 10 + 1);
+        std::thread::sleep(Duration::from_millis(delay));
+        // The whole group, git included, as a power cut would.
+        kill_group(child.id());
+        let _ = child.wait();
+        let report = a.sync();
+        assert!(report["branch"] == "main", "round {round}: {report}");
+    }
+    let files = converge(&machines);
+    let all: String = files
+        .values()
+        .map(|b| String::from_utf8_lossy(b).into_owned())
+        .collect();
+    let lost: Vec<&String> = marks.iter().filter(|m| !all.contains(m.as_str())).collect();
+    assert!(lost.is_empty(), "lost: {lost:?}");
+    // The repository itself is whole.
+    git(&a.vault, &["fsck", "--no-progress"]);
+    let status = a.run(&["--json", "status"], "");
+    let status: Value = serde_json::from_str(&status).unwrap();
+    assert_eq!(status["sync"]["last"]["ok"], true, "{status}");
+    assert_eq!(status["sync"]["local_changes"], 0, "{status}");
+}
+
+/// `kill -KILL -PGID`: the process group the sync leads.
+fn kill_group(pid: u32) {
+    Command::new("kill")
+        .args(["-KILL", "--", &format!("-{pid}")])
+        .status()
+        .unwrap();
+}
