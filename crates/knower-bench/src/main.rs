@@ -9,6 +9,7 @@
 //!     cargo run --release -p knower-bench -- graph [--entities N] [--rounds N]
 //!     cargo run --release -p knower-bench -- harvest [--items N] [--data PATH]
 //!     cargo run --release -p knower-bench -- chat [--conversations N] [--data PATH]
+//!     cargo run --release -p knower-bench -- sync [--files N] [--changed N] [--rounds N]
 //!     cargo run --release -p knower-bench -- chat --recall SET [--recall SET]... [--verbose]
 //!     cargo run --release -p knower-bench -- search [--only quality|speed] [--sweep]
 //!         [--modes fast,vector,deep] [--chunk-chars N] [--files N] [--queries N] [--embed N]
@@ -31,6 +32,7 @@ mod search_quality;
 mod search_smart;
 mod search_speed;
 mod server;
+mod sync;
 mod vault;
 
 use std::path::Path;
@@ -49,7 +51,8 @@ fn main() -> ExitCode {
         Some("chat") if args.iter().any(|a| a == "--recall") => chat_recall::run(&args[1..]),
         Some("chat") => chat::run(&args[1..]),
         Some("garden") => garden::run(&args[1..]),
-        _ => Err("usage: knower-bench vault [--files N] [--writes N] [--dir PATH]\n       knower-bench agents [--notes N] [--updates N] [--verbose] [--every] [--sets NAME,NAME] [--model real|env]\n       knower-bench server [--clients N] [--per-client N] [--notes N]\n       knower-bench graph [--entities N] [--rounds N]\n       knower-bench harvest [--items N] [--data PATH] | --real DIR [--real DIR]... [--verbose] | --big MB\n       knower-bench chat [--conversations N] [--data PATH] | --recall SET [--recall SET]... [--verbose]\n       knower-bench garden [--max-cycles N] [--facts N] | [--web DIR]... [--cycles N]\n       knower-bench search [--only quality|speed] [--sweep] [--modes fast,vector,deep] [--chunk-chars N] [--files N] [--queries N] [--embed N] [--questions N] [--data PATH] [--dir PATH] [--smart DIR,DIR]".to_string()),
+        Some("sync") => sync::run(&args[1..]),
+        _ => Err("usage: knower-bench vault [--files N] [--writes N] [--dir PATH]\n       knower-bench agents [--notes N] [--updates N] [--verbose] [--every] [--sets NAME,NAME] [--model real|env]\n       knower-bench server [--clients N] [--per-client N] [--notes N]\n       knower-bench graph [--entities N] [--rounds N]\n       knower-bench harvest [--items N] [--data PATH] | --real DIR [--real DIR]... [--verbose] | --big MB\n       knower-bench chat [--conversations N] [--data PATH] | --recall SET [--recall SET]... [--verbose]\n       knower-bench garden [--max-cycles N] [--facts N] | [--web DIR]... [--cycles N]\n       knower-bench sync [--files N] [--changed N] [--rounds N]\n       knower-bench search [--only quality|speed] [--sweep] [--modes fast,vector,deep] [--chunk-chars N] [--files N] [--queries N] [--embed N] [--questions N] [--data PATH] [--dir PATH] [--smart DIR,DIR]".to_string()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

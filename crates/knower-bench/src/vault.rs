@@ -146,7 +146,7 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
 }
 
 /// Writes `count` plain notes (no frontmatter yet) in 100 project folders.
-fn generate(dir: &Path, count: usize) -> Result<Vec<String>, String> {
+pub(crate) fn generate(dir: &Path, count: usize) -> Result<Vec<String>, String> {
     let mut rng = Rng::new(42);
     let mut paths = Vec::with_capacity(count);
     for i in 0..count {
@@ -160,7 +160,7 @@ fn generate(dir: &Path, count: usize) -> Result<Vec<String>, String> {
 }
 
 /// About 300 words under a title, in short paragraphs.
-fn note(rng: &mut Rng, i: usize) -> String {
+pub(crate) fn note(rng: &mut Rng, i: usize) -> String {
     let mut text = format!("# Note {i}\n\n");
     for w in 0..300 {
         text.push_str(WORDS[rng.below(WORDS.len())]);

@@ -3,8 +3,8 @@
 // back and forward work), the composer, and the live events that keep all
 // of them current.
 
-import { get, followEvents } from './api.js';
-import { h, fill } from './dom.js';
+import { get, post, followEvents } from './api.js';
+import { h, fill, when } from './dom.js';
 import { Tree } from './tree.js';
 import { Composer } from './composer.js';
 import { fileView, activityView, inboxView, inboxItemView, updatesView, journalView } from './views.js';
@@ -90,6 +90,8 @@ class App {
     this.banner = document.getElementById('banner');
     this.badge = document.getElementById('inbox-badge');
     this.connection = document.getElementById('connection');
+    this.sync = document.getElementById('sync');
+    this.sync.addEventListener('click', () => this.syncNow());
     this.tree = new Tree(document.getElementById('tree'), document.getElementById('tree-count'));
     this.activity = new Activity(() => {
       if (this.current?.name === 'activity') this.current.load();
@@ -133,11 +135,17 @@ class App {
       garden_progress: (data) => this.current?.onGarden?.('garden_progress', data),
       garden_cycle: (data) => this.current?.onGarden?.('garden_cycle', data),
       garden_error: (data) => this.current?.onGarden?.('garden_error', data),
+      sync: (data) => {
+        if (data.status) this.setSync(data.status, data.state);
+        else this.sync.dataset.state = data.state;
+        if (data.state === 'failed') this.fail(new Error(`Sync failed: ${data.error}`));
+      },
       resync: () => this.resync(),
     }, (state) => this.setConnection(state));
     await Promise.all([
       this.tree.load().catch((error) => this.fail(error)),
       get('/api/inbox').then((items) => this.setInboxCount(items.length)).catch((error) => this.fail(error)),
+      get('/api/sync').then((status) => this.setSync(status, 'idle')).catch(() => {}),
     ]);
     this.refreshPending();
     // Knower opens on what waits and what changed, not on a note.
@@ -251,6 +259,36 @@ class App {
     menuBadge.textContent = String(count);
     menuBadge.hidden = count === 0;
     document.getElementById('menu').setAttribute('aria-label', count ? `Show the files and the inbox (${count} waiting)` : 'Show the files');
+  }
+
+  /// The header's sync: last sync, ahead, behind, conflicts waiting; a
+  /// click syncs now. Hidden while the vault has no remote.
+  setSync(status, state) {
+    this.sync.hidden = !status.configured;
+    this.sync.dataset.state = status.running ? 'running' : state === 'done' ? 'idle' : state;
+    const last = status.last;
+    const parts = [];
+    if (!last) parts.push('never synced');
+    else parts.push(last.ok ? `synced ${when(last.at).textContent}` : 'sync failed');
+    if (status.ahead) parts.push(`${status.ahead} ahead`);
+    if (status.behind) parts.push(`${status.behind} behind`);
+    if (status.local_changes) parts.push(`${status.local_changes} to send`);
+    if (status.conflicts_waiting) parts.push(`${status.conflicts_waiting} conflict${status.conflicts_waiting === 1 ? '' : 's'}`);
+    this.sync.textContent = parts.join(' · ');
+    this.sync.title = [
+      `Sync with ${status.remote ?? 'the remote'}${status.branch ? ` (${status.branch})` : ''}: click to sync now.`,
+      last && !last.ok ? `Last error: ${last.error}` : '',
+    ].filter(Boolean).join('\n');
+  }
+
+  async syncNow() {
+    this.sync.dataset.state = 'running';
+    try {
+      await post('/api/sync', {});
+    } catch (error) {
+      this.fail(error);
+    }
+    get('/api/sync').then((status) => this.setSync(status, 'idle')).catch(() => {});
   }
 
   setConnection(state) {

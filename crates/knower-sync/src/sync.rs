@@ -311,6 +311,9 @@ impl Sync {
     /// remote known.
     fn prepare_repository(&self) -> Result<Remote> {
         let root = self.vault.root();
+        if !root.join(".git").exists() && self.settings.remote.is_none() {
+            return Err(no_remote());
+        }
         if !root.join(".git").exists() {
             let inside = self.git.output(&["rev-parse", "--show-toplevel"])?;
             if inside.status.success() {
@@ -372,13 +375,7 @@ impl Sync {
                 (name, url.clone())
             }
             None => match remotes.as_slice() {
-                [] => {
-                    return Err(Error::Invalid(
-                        "no remote to sync with: set `remote` under [sync] in knower.toml \
-                         (e.g. remote = \"git@github.com:me/notes.git\")"
-                            .into(),
-                    ));
-                }
+                [] => return Err(no_remote()),
                 [only] => (only.clone(), only.clone()),
                 _ if remotes.iter().any(|r| r == "origin") => ("origin".into(), "origin".into()),
                 _ => {
@@ -481,6 +478,19 @@ impl Sync {
         paths
     }
 
+    /// Paths that differ between two commits.
+    fn changed_between(&self, from: &str, to: &str) -> Vec<VaultPath> {
+        if self.rev(from).ok().flatten() == self.rev(to).ok().flatten() {
+            return vec![];
+        }
+        self.git
+            .records(&["diff", "--name-only", "--no-renames", "-z", from, to])
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|n| VaultPath::parse(n).ok())
+            .collect()
+    }
+
     /// Step 4, under the vault lock.
     fn commit_and_merge(&self, remote: &Remote, upstream: Option<&str>) -> Result<Merged> {
         let author = Author::new(self.actor_for(Some(remote)), "merged the remote's changes");
@@ -496,7 +506,8 @@ impl Sync {
             });
             let base = before.borrow().clone();
             let paths = match (&result, base) {
-                (Ok(_), Some(base)) => self.changed_since(&base),
+                // The merge is committed: compare two trees, not the disk.
+                (Ok(_), Some(base)) => self.changed_between(&base, "HEAD"),
                 (Ok(_), None) => self.changed_since("HEAD"),
                 // Whatever the failure left on disk is journaled as it is.
                 (Err(_), Some(base)) => self.changed_since(&base),
@@ -561,6 +572,19 @@ impl Sync {
                 .ok(&["merge-base", "--is-ancestor", upstream, "HEAD"])?
         {
             return Ok(vec![]); // nothing new there
+        }
+        // `.knower/` is each machine's own (journal, index, locks): a
+        // remote that carries one must not overwrite ours.
+        let foreign = self
+            .git
+            .run(&["ls-tree", "--name-only", upstream, "--", INTERNAL_DIR])?;
+        if !foreign.trim().is_empty() {
+            return Err(Error::Invalid(format!(
+                "{} holds a `{INTERNAL_DIR}/` folder, which is each machine's own; nothing was \
+                 merged. Remove it from the remote (`git rm -r --cached {INTERNAL_DIR}` there) \
+                 and sync again",
+                remote.label
+            )));
         }
         let message = self.message(&format!("merge {}", remote.label), &[]);
         let out = self.git.output(&[
@@ -834,6 +858,14 @@ struct Merged {
     committed: usize,
     received: Vec<String>,
     change: Option<u64>,
+}
+
+fn no_remote() -> Error {
+    Error::Invalid(
+        "no remote to sync with: set `remote` under [sync] in knower.toml \
+         (e.g. remote = \"git@github.com:me/notes.git\")"
+            .into(),
+    )
 }
 
 /// Sync conflicts waiting in the inbox.

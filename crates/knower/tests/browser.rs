@@ -1355,3 +1355,73 @@ fn the_garden_view_shows_a_contradiction_side_by_side_and_decides() {
         b
     });
 }
+
+// ---- sync through git --------------------------------------------------------
+
+#[test]
+fn the_header_shows_the_sync_and_a_click_brings_another_machines_note_into_the_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .current_dir(dir.path())
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    git(&[
+        "init",
+        "--quiet",
+        "--bare",
+        "--initial-branch=main",
+        "remote.git",
+    ]);
+    let remote = dir.path().join("remote.git");
+    let (here, there) = (dir.path().join("here"), dir.path().join("there"));
+    knower(&here, &["init"], "");
+    knower(
+        &here,
+        &["write", "knower.toml"],
+        &format!("[sync]\nremote = \"{}\"\n", remote.display()),
+    );
+    knower(&here, &["sync"], "");
+    git(&["clone", "--quiet", remote.to_str().unwrap(), "there"]);
+    knower(&there, &["init"], "");
+    knower(
+        &there,
+        &["write", "notes/from-the-desktop.md"],
+        "# Written on the desktop\n",
+    );
+    knower(&there, &["sync"], "");
+    let server = serve(&here, "127.0.0.1:0", None);
+    scenario(|b| async move {
+        b.goto(&format!("{}/#/activity", server.url)).await;
+        b.until(
+            "the header shows the last sync",
+            "(() => { const s = document.querySelector('#sync'); return s && !s.hidden && s.textContent.includes('synced'); })()",
+        )
+        .await;
+        b.screenshot("sync-1-header").await;
+        b.click("#sync").await;
+        // The other machine's note arrives and is lit up in the tree.
+        b.until(
+            "the note from the other machine is in the tree, lit up",
+            &format!(
+                "document.querySelector('.fresh{}')",
+                css_path("notes/from-the-desktop.md")
+            ),
+        )
+        .await;
+        b.until(
+            "the header says it synced just now",
+            "document.querySelector('#sync').textContent.includes('just now')",
+        )
+        .await;
+        b.screenshot("sync-2-received").await;
+        b
+    });
+}

@@ -430,3 +430,126 @@ fn kill_group(pid: u32) {
         .status()
         .unwrap();
 }
+
+#[test]
+fn a_vault_with_history_keeps_it_and_bad_remotes_are_refused_with_nothing_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = Machine {
+        vault: dir.path().join("vault"),
+        name: "laptop",
+    };
+    m.run(&["init"], "");
+
+    // No remote: said plainly, and no repository made.
+    let mut command = m.command();
+    command.arg("sync");
+    let out = support::run(command, "");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no remote to sync with"));
+    assert!(!m.vault.join(".git").exists());
+
+    // A vault the user already keeps in git keeps its history.
+    git(&m.vault, &["init", "--quiet", "--initial-branch=main"]);
+    git(
+        &m.vault,
+        &[
+            "-c",
+            "user.name=Me",
+            "-c",
+            "user.email=me@example.com",
+            "commit",
+            "--quiet",
+            "--allow-empty",
+            "-m",
+            "my own history",
+        ],
+    );
+    git(
+        dir.path(),
+        &[
+            "init",
+            "--quiet",
+            "--bare",
+            "--initial-branch=main",
+            "remote.git",
+        ],
+    );
+    let remote = dir.path().join("remote.git");
+    git(
+        &m.vault,
+        &["remote", "add", "origin", remote.to_str().unwrap()],
+    );
+    let report = m.sync();
+    assert_eq!(report["pushed"], true, "{report}");
+    let log = git(&m.vault, &["log", "--format=%s"]);
+    assert!(log.contains("my own history"), "{log}");
+    assert!(log.contains("knower sync on laptop"), "{log}");
+    // Knower's own files never enter the repository.
+    let tracked = git(&m.vault, &["ls-files"]);
+    assert!(
+        !tracked.contains(".knower/") && !tracked.lines().any(|l| l == "tree.md"),
+        "{tracked}"
+    );
+
+    // A remote that carries a `.knower/` folder is refused before merging.
+    let other = dir.path().join("other");
+    git(
+        dir.path(),
+        &["clone", "--quiet", remote.to_str().unwrap(), "other"],
+    );
+    std::fs::create_dir_all(other.join(".knower")).unwrap();
+    std::fs::write(other.join(".knower/journal"), "not yours\n").unwrap();
+    git(&other, &["add", "-f", ".knower/journal"]);
+    git(
+        &other,
+        &[
+            "-c",
+            "user.name=X",
+            "-c",
+            "user.email=x@example.com",
+            "commit",
+            "--quiet",
+            "-m",
+            "bad",
+        ],
+    );
+    git(&other, &["push", "--quiet"]);
+    let head = git(&m.vault, &["rev-parse", "HEAD"]);
+    let mut command = m.command();
+    command.arg("sync");
+    let out = support::run(command, "");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("each machine's own"),
+        "{out:?}"
+    );
+    assert_eq!(git(&m.vault, &["rev-parse", "HEAD"]), head);
+    assert!(
+        m.vault.join(".knower/journal").is_dir(),
+        "Knower's journal untouched"
+    );
+    let status: Value = serde_json::from_str(&m.run(&["--json", "status"], "")).unwrap();
+    assert_eq!(status["sync"]["last"]["ok"], false, "{status}");
+
+    // A vault inside someone else's repository is refused.
+    let outer = dir.path().join("outer");
+    std::fs::create_dir_all(&outer).unwrap();
+    git(&outer, &["init", "--quiet"]);
+    let inner = Machine {
+        vault: outer.join("notes"),
+        name: "laptop",
+    };
+    inner.run(&["init"], "");
+    inner.run(
+        &["write", "knower.toml"],
+        "[sync]\nremote = \"/nowhere.git\"\n",
+    );
+    let mut command = inner.command();
+    command.arg("sync");
+    let out = support::run(command, "");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("inside the git repository"),
+        "{out:?}"
+    );
+}

@@ -8,6 +8,7 @@ mod journal;
 mod knowledge;
 mod search;
 mod sse;
+mod sync;
 mod updates;
 mod vault;
 
@@ -111,6 +112,7 @@ pub fn router(app: Arc<App>, guard: Arc<Guard>, mcp: knower_mcp::HttpService) ->
         .route("/api/garden/approve", post(garden::approve))
         .route("/api/garden/reject", post(garden::reject))
         .route("/api/garden/run", post(garden::run))
+        .route("/api/sync", get(sync::status).post(sync::run))
         .route("/health", get(vault::health))
         .fallback(|| async { ApiError::not_found("there is no such route") })
         .method_not_allowed_fallback(|| async {
