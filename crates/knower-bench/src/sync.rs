@@ -48,6 +48,50 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
     // SAFETY: set before any thread of ours reads the environment.
     unsafe { std::env::set_var("KNOWER_MACHINE", "bench") };
 
+    // The first push's baseline: the same notes pushed by hand.
+    let by_hand = root.join("by-hand");
+    git(
+        root,
+        &[
+            "init",
+            "--quiet",
+            "--bare",
+            "--initial-branch=main",
+            "by-hand.git",
+        ],
+    )?;
+    git(
+        root,
+        &[
+            "clone",
+            "--quiet",
+            root.join("by-hand.git").to_str().unwrap(),
+            "by-hand",
+        ],
+    )?;
+    for path in &paths {
+        let to = by_hand.join(path);
+        std::fs::create_dir_all(to.parent().expect("a parent")).map_err(|e| e.to_string())?;
+        std::fs::copy(here_dir.join(path), to).map_err(|e| e.to_string())?;
+    }
+    let started = Instant::now();
+    git(&by_hand, &["add", "-A"])?;
+    git(
+        &by_hand,
+        &[
+            "-c",
+            "user.name=b",
+            "-c",
+            "user.email=b@example.com",
+            "commit",
+            "--quiet",
+            "-m",
+            "all",
+        ],
+    )?;
+    git(&by_hand, &["push", "--quiet", "origin", "HEAD:main"])?;
+    let first_by_hand = started.elapsed();
+
     let started = Instant::now();
     let first = sync(&here)?;
     let first_push = started.elapsed();
@@ -139,6 +183,10 @@ pub(crate) fn run(args: &[String]) -> Result<(), String> {
         "| first push of {} paths | {} |",
         first.committed,
         ms(first_push)
+    );
+    println!(
+        "| baseline: the same notes added, committed and pushed by hand | {} |",
+        ms(first_by_hand)
     );
     println!(
         "| second machine: clone + init + first sync | {} |",

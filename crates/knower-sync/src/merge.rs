@@ -417,19 +417,30 @@ fn merge_line(base: &str, ours: &str, theirs: &str) -> Option<String> {
     Some(format!("{lead}[{mark}]{words}"))
 }
 
-/// A task line as (its lead `- `, its box's mark, the rest).
+/// A task line as (its lead, its box's mark, the rest): a GFM task list
+/// item, in a bullet list (`- [ ]`, `* [x]`, `+ [ ]`) or a numbered one
+/// (`1. [ ]`, `2) [x]`).
 fn task(line: &str) -> Option<(&str, &str, &str)> {
     let indent = line.len() - line.trim_start().len();
     let rest = &line[indent..];
-    let bullet = rest
-        .chars()
-        .next()
-        .filter(|c| matches!(c, '-' | '*' | '+'))?;
-    let after = rest[bullet.len_utf8()..].strip_prefix(' ')?;
+    let digits = rest.chars().take_while(char::is_ascii_digit).count();
+    let marker = if digits > 0 {
+        rest[digits..]
+            .chars()
+            .next()
+            .filter(|c| matches!(c, '.' | ')'))?;
+        digits + 1
+    } else {
+        rest.chars()
+            .next()
+            .filter(|c| matches!(c, '-' | '*' | '+'))?;
+        1
+    };
+    let after = rest[marker..].strip_prefix(' ')?;
     let inner = after.strip_prefix('[')?;
     let mark_len = inner.chars().next()?.len_utf8();
     let close = inner[mark_len..].strip_prefix(']')?;
-    let lead_end = indent + bullet.len_utf8() + 1;
+    let lead_end = indent + marker + 1;
     Some((&line[..lead_end], &inner[..mark_len], close))
 }
 
@@ -574,6 +585,23 @@ mod tests {
         assert_eq!(
             out.text,
             "# Tasks\n\n- [x] buy oat milk\n- [ ] call Ann\n- [ ] book flights\n- [ ] renew passport\n"
+        );
+    }
+
+    #[test]
+    fn task_lines_are_read_in_bullet_and_numbered_lists() {
+        assert_eq!(task("- [ ] buy milk\n"), Some(("- ", " ", " buy milk\n")));
+        assert_eq!(task("  * [x] done"), Some(("  * ", "x", " done")));
+        assert_eq!(task("12) [X] shipped"), Some(("12) ", "X", " shipped")));
+        assert_eq!(task("- plain item"), None);
+        assert_eq!(task("1.5 [x] not a list"), None);
+        assert_eq!(
+            merge_line(
+                "1. [ ] call Ann\n",
+                "1. [x] call Ann\n",
+                "1. [ ] call Ann and Ben\n"
+            ),
+            Some("1. [x] call Ann and Ben\n".into())
         );
     }
 

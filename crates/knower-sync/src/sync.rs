@@ -587,10 +587,11 @@ impl Sync {
             )));
         }
         let message = self.message(&format!("merge {}", remote.label), &[]);
+        // A clean merge commits at once; a conflicted one stops, and is
+        // committed below once every path is resolved.
         let out = self.git.output(&[
             "merge",
             "--quiet",
-            "--no-commit",
             "--no-edit",
             "--no-verify",
             "--allow-unrelated-histories",
@@ -604,8 +605,11 @@ impl Sync {
             let _ = self.git.run(&["merge", "--abort"]);
             return Err(Error::Git(format!("`git merge` failed: {said}")));
         }
-        let sides = self.sides(remote, upstream);
         let mut conflicts = Vec::new();
+        if unmerged.is_empty() {
+            return Ok(conflicts);
+        }
+        let sides = self.sides(remote, upstream);
         for (path, stages) in unmerged {
             if let Some(conflict) = self.resolve(&path, &stages, &sides, upstream)? {
                 conflicts.push(conflict);

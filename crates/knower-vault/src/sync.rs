@@ -115,6 +115,9 @@ impl Vault {
             tx.before_writing()?;
             let (value, paths) = outside();
             tx.arrived = true;
+            // Many files at once: their copies made durable by one sync of
+            // the file system, not one each.
+            tx.batched = true;
             let mut report = SyncReport::default();
             let mut seen = HashSet::new();
             for path in &paths {

@@ -14,7 +14,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use support::{knower_command, succeed};
+use support::{knower_command, serve_command, succeed};
 
 /// One machine: a vault and the name it syncs under.
 struct Machine {
@@ -552,4 +552,47 @@ fn a_vault_with_history_keeps_it_and_bad_remotes_are_refused_with_nothing_change
         String::from_utf8_lossy(&out.stderr).contains("inside the git repository"),
         "{out:?}"
     );
+}
+
+#[test]
+fn a_server_syncs_on_its_schedule_and_announces_what_arrived() {
+    let dir = tempfile::tempdir().unwrap();
+    let machines = machines(dir.path(), &["laptop", "desktop"]);
+    let (a, b) = (&machines[0], &machines[1]);
+    a.run(&["append", "knower.toml"], "every_minutes = 1\n");
+    a.sync();
+    b.sync();
+    let mut command = a.command();
+    command
+        .env("KNOWER_SYNC_EVERY_MS", "300")
+        .args(["--json", "serve", "--addr", "127.0.0.1:0"]);
+    let server = serve_command(command);
+    // The status over HTTP, before anything arrives.
+    knower_llm::install_tls_provider();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let url = format!("{}/api/sync", server.url);
+    let status: Value =
+        runtime.block_on(async { reqwest::get(url).await.unwrap().json().await.unwrap() });
+    assert_eq!(status["configured"], true, "{status}");
+
+    b.run(&["write", "notes/from-b.md"], "# Written on the desktop\n");
+    b.sync();
+    let arrived = a.vault.join("notes/from-b.md");
+    let started = Instant::now();
+    while !arrived.exists() {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the server never synced"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // Journaled as coming from the remote, and found by a search.
+    let log = a.run(&["log", "--path", "notes/from-b.md"], "");
+    assert!(log.contains("sync from"), "{log}");
+    let found = a.run(&["search", "desktop"], "");
+    assert!(found.contains("notes/from-b.md"), "{found}");
+    drop(server);
 }

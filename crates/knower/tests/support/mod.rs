@@ -93,6 +93,11 @@ pub fn serve(vault: &Path, addr: &str, token: Option<&str>) -> Served {
     if let Some(token) = token {
         command.env("KNOWER_TOKEN", token);
     }
+    serve_command(command)
+}
+
+/// `knower … serve` as `command` has it, once it listens.
+pub fn serve_command(mut command: Command) -> Served {
     let mut child = command
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
