@@ -29,6 +29,9 @@ pub struct InboxItem {
     pub code: String,
     pub folder: String,
     pub title: String,
+    /// `inbox-review` (an update to place) or `sync-conflict` (two
+    /// machines' versions to choose between).
+    pub kind: String,
     pub created: Option<String>,
     /// The destinations offered, in the order of review.md's list.
     pub options: Vec<String>,
@@ -261,6 +264,7 @@ fn load_id(vault: &Vault, id: &str) -> Result<InboxItem> {
         id: id.to_string(),
         folder,
         title,
+        kind: frontmatter::scalar(&meta, "kind").unwrap_or_else(|| "inbox-review".into()),
         created: frontmatter::scalar(&meta, "created"),
         options,
         review,

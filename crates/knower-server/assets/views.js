@@ -377,7 +377,7 @@ export function inboxView(app) {
             h('a', { class: 'card inbox-item', href: `#/inbox/${encodeURIComponent(item.id)}`, 'data-id': item.id },
               h('div', { class: 'card-head' }, h('span', { class: 'grow' }, when(item.created)), item.attachments.length ? `${item.attachments.length} attached` : null),
               h('div', { class: 'card-title' }, item.title),
-              item.options.length ? h('div', { class: 'muted' }, `Where it could go: ${item.options.join(' · ')}`) : null),
+              item.options.length ? h('div', { class: 'muted' }, `${item.kind === 'sync-conflict' ? 'Keep' : 'Where it could go'}: ${item.options.join(' · ')}`) : null),
           )))),
       );
     },
@@ -417,7 +417,9 @@ export function inboxItemView(app, id) {
             item.options.map((option, i) => h('button', {
               type: 'button',
               class: 'button option',
-              title: `Reply "${i + 1}": file it in ${option}`,
+              title: item.kind === 'sync-conflict'
+                ? `Reply "${i + 1}": ${option === 'both' ? 'keep both versions' : option === 'keep' || option === 'delete' ? `${option} the file` : `keep ${option}'s version`}`
+                : `Reply "${i + 1}": file it in ${option}`,
               onclick: () => app.composer.replyTo(item, String(i + 1)),
             }, `${i + 1}. ${option}`)),
             h('button', { type: 'button', class: 'button danger', onclick: () => app.composer.replyTo(item, 'discard') }, 'Discard…')),

@@ -16,7 +16,7 @@
 //! 5. an inbox item per real conflict (`knower_agents::conflict`),
 //!    committed too;
 //! 6. `git push`; a push refused because the remote moved meanwhile goes
-//!    back to 3 (three times at most).
+//!    back to 3 (five times at most).
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -38,7 +38,10 @@ use crate::settings::Settings;
 const EXCLUDED: [&str; 3] = ["/.knower/", "/tree.md", ".knower-tmp-*"];
 /// The trailer naming the machine a commit was made on.
 const HOST_TRAILER: &str = "Knower-Host";
-const ATTEMPTS: usize = 3;
+/// Pushes tried when others keep pushing first (each after a fetch and a
+/// merge, and a pause that grows and differs per process, so that
+/// machines racing each other stop colliding).
+const ATTEMPTS: usize = 5;
 
 /// What one sync did.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -229,12 +232,20 @@ impl Sync {
             let said = String::from_utf8_lossy(&out.stderr);
             let moved = said.contains("rejected") || said.contains("fetch first");
             if !moved || attempt + 1 == ATTEMPTS {
-                return Err(Error::Git(format!(
-                    "`git push` to {} failed: {}",
-                    remote.label,
+                let why = if moved {
+                    format!("others pushed first {ATTEMPTS} times; sync again")
+                } else {
                     said.trim().lines().take(4).collect::<Vec<_>>().join(" / ")
+                };
+                return Err(Error::Git(format!(
+                    "`git push` to {} failed: {why}",
+                    remote.label
                 )));
             }
+            let jitter = u64::from(std::process::id() % 97) + 50;
+            std::thread::sleep(std::time::Duration::from_millis(
+                jitter * (attempt as u64 + 1),
+            ));
         }
         report.received.sort();
         report.received.dedup();

@@ -38,7 +38,25 @@ impl Machine {
     fn sync(&self) -> Value {
         serde_json::from_str(&self.run(&["--json", "sync"], "")).unwrap()
     }
+
+    /// A sync that may give up because other machines kept pushing first
+    /// (false then; the next sync sends it), and must not fail otherwise.
+    fn try_sync(&self) -> bool {
+        let mut command = self.command();
+        command.args(["--json", "sync"]);
+        let out = support::run(command, "");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success() || said.contains("pushed first"),
+            "{}: sync failed: {said}",
+            self.name
+        );
+        out.status.success()
+    }
 }
+
+/// Actions on each machine in the convergence test.
+const ACTIONS: usize = 200;
 
 fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
@@ -276,19 +294,42 @@ fn three_machines_converge_with_nothing_lost_and_conflicts_in_the_inbox() {
     }
     let sources = dir.path().join("sources");
     std::fs::create_dir_all(&sources).unwrap();
-    let mut dice = Dice(0x5eed_1234_abcd);
-    let mut marks = Vec::new();
+    // The three machines work at once, each syncing after one action in
+    // four, so pushes race and some are refused and tried again.
     let started = Instant::now();
-    for i in 0..200 {
-        let m = &machines[i % 3];
-        marks.extend(act(m, &mut dice, i, &sources));
-        // A sync every few actions on each machine.
-        if dice.roll(4) == 0 {
-            m.sync();
-        }
-    }
+    let (marks, busy) = std::thread::scope(|scope| {
+        let workers: Vec<_> = machines
+            .iter()
+            .enumerate()
+            .map(|(n, m)| {
+                let sources = &sources;
+                scope.spawn(move || {
+                    let mut dice = Dice(0x5eed_1234_abcd + n as u64 * 7919);
+                    let (mut marks, mut busy) = (Vec::new(), 0);
+                    for i in 0..ACTIONS {
+                        marks.extend(act(m, &mut dice, i, sources));
+                        if dice.roll(4) == 0 && !m.try_sync() {
+                            busy += 1;
+                        }
+                    }
+                    (marks, busy)
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .fold((Vec::new(), 0), |(mut all, busy), w| {
+                let (marks, refused) = w.join().unwrap();
+                all.extend(marks);
+                (all, busy + refused)
+            })
+    });
     let files = converge(&machines);
-    eprintln!("200 actions and their syncs in {:.0?}", started.elapsed());
+    eprintln!(
+        "{ACTIONS} actions on each of 3 machines at once, and their syncs, in {:.0?} \
+         ({busy} syncs gave up: others kept pushing first)",
+        started.elapsed()
+    );
 
     // Nothing lost: every action's words are somewhere in the vault.
     let all: String = files
@@ -595,4 +636,67 @@ fn a_server_syncs_on_its_schedule_and_announces_what_arrived() {
     let found = a.run(&["search", "desktop"], "");
     assert!(found.contains("notes/from-b.md"), "{found}");
     drop(server);
+}
+
+#[test]
+fn a_file_that_is_not_a_note_and_a_deleted_note_keep_both_sides_until_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let machines = machines(dir.path(), &["laptop", "desktop"]);
+    let (a, b) = (&machines[0], &machines[1]);
+    a.run(&["write", "notes/old.md"], "# Old\n\nKept for now.\n");
+    a.run(&["write", "data/list.txt"], "one\n");
+    a.sync();
+    b.sync();
+
+    // Both change the same line of a text file; one deletes a note the
+    // other edits.
+    a.run(&["write", "data/list.txt"], "one, from the laptop\n");
+    a.run(&["rm", "notes/old.md"], "");
+    b.run(&["write", "data/list.txt"], "one, from the desktop\n");
+    b.run(&["append", "notes/old.md"], "Edited on the desktop.\n");
+    a.sync();
+    let report = b.sync();
+    assert_eq!(report["conflicts"].as_array().unwrap().len(), 2, "{report}");
+    // No markers in a file that is not a note: each side whole.
+    assert_eq!(
+        std::fs::read_to_string(b.vault.join("data/list.txt")).unwrap(),
+        "one, from the desktop\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(b.vault.join("data/list.from-laptop.txt")).unwrap(),
+        "one, from the laptop\n"
+    );
+    // The edit survives the deletion, until the user says otherwise.
+    assert!(
+        std::fs::read_to_string(b.vault.join("notes/old.md"))
+            .unwrap()
+            .contains("Edited on the desktop.")
+    );
+    let items: Value = serde_json::from_str(&b.run(&["--json", "inbox"], "")).unwrap();
+    let code_of = |what: &str| {
+        items
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["title"].as_str().unwrap().contains(what))
+            .unwrap_or_else(|| panic!("no item for {what}: {items}"))["code"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let (list, old) = (code_of("data/list.txt"), code_of("notes/old.md"));
+    b.run(&["inbox", "reply", &list, "laptop"], "");
+    b.run(&["inbox", "reply", &old, "delete"], "");
+    assert_eq!(
+        std::fs::read_to_string(b.vault.join("data/list.txt")).unwrap(),
+        "one, from the laptop\n"
+    );
+    assert!(!b.vault.join("data/list.from-laptop.txt").exists());
+    assert!(!b.vault.join("notes/old.md").exists());
+    let files = converge(&machines);
+    assert!(
+        !files.keys().any(|k| k.starts_with("inbox/")),
+        "{:?}",
+        files.keys()
+    );
 }
