@@ -53,6 +53,10 @@ pub enum What {
     /// A file that is not a note (or not text), which markers would break:
     /// the first side's version is at the path, the second side's at `copy`.
     Copied { copy: String },
+    /// A hidden file (`.obsidian/…`, `.gitignore`), which Knower does not
+    /// edit: this side's version in place and the other's at `copy` (when
+    /// both sides had one), for the user to settle by hand.
+    Hidden { copy: Option<String> },
 }
 
 /// A frontmatter entry both sides changed: its lines on each side.
@@ -92,6 +96,7 @@ pub fn create(
     let [first, second] = &conflict.sides;
     let options: Vec<String> = match &conflict.what {
         What::Deleted { .. } => vec!["keep".into(), "delete".into()],
+        What::Hidden { .. } => vec!["done".into()],
         _ => vec![first.clone(), second.clone(), "both".into()],
     };
     let mut out = format!(
@@ -147,6 +152,19 @@ pub fn create(
                 "`{}` was deleted on {gone} and edited on {kept}. The edited version is kept.\n\n\
                  ## How to answer\n\n1. `keep`: keep it.\n2. `delete`: delete it.\n\n\
                  e.g. `knower inbox reply {code} keep`.\n",
+                conflict.path
+            ));
+        }
+        What::Hidden { copy } => {
+            let other = match copy {
+                Some(copy) => format!("{second}'s beside it at `{copy}`"),
+                None => format!("{second} deleted it"),
+            };
+            out.push_str(&format!(
+                "`{}` is a hidden file, which Knower does not edit, and it was changed on {first} \
+                 and on {second}. {first}'s version is in place, {other}. Settle it by hand \
+                 (keep what you want, delete the copy), then reply `done`, e.g. \
+                 `knower inbox reply {code} done`.\n",
                 conflict.path
             ));
         }
@@ -212,6 +230,9 @@ fn read_answer(answer: &str, conflict: &Conflict) -> Option<Keep> {
         .to_lowercase();
     if said == "discard" {
         return Some(Keep::Discard);
+    }
+    if let What::Hidden { .. } = conflict.what {
+        return matches!(said.as_str(), "1" | "done" | "ok").then_some(Keep::Discard);
     }
     if let What::Deleted { deleted_by } = conflict.what {
         return match said.as_str() {
@@ -295,6 +316,7 @@ pub(crate) fn answer(
             item.id,
             match conflict.what {
                 What::Deleted { .. } => "`keep` or `delete`".to_string(),
+                What::Hidden { .. } => "`done` once you have settled it by hand".to_string(),
                 _ => format!(
                     "`1` ({}), `2` ({}) or `3` (both)",
                     conflict.sides[0], conflict.sides[1]
@@ -336,16 +358,20 @@ pub(crate) fn answer(
                 }
             }
             (What::Copied { .. }, Keep::Both) => {}
+            (What::Hidden { .. }, _) => {}
         }
         batch.delete(&item.folder)?;
         Ok(())
     })?;
     report.changed.push(item.folder.clone());
     report.outcome = match keep {
-        Keep::Discard => Outcome::Discarded,
+        Keep::Discard if !matches!(conflict.what, What::Hidden { .. }) => Outcome::Discarded,
         _ => Outcome::Resolved,
     };
     report.summary = match keep {
+        Keep::Discard if matches!(conflict.what, What::Hidden { .. }) => {
+            format!("settled the sync conflict in {} by hand", conflict.path)
+        }
         Keep::Discard => format!("dropped the sync conflict {} at your word", item.id),
         Keep::Both => format!("kept both versions in {}", conflict.path),
         Keep::Side(side) => match conflict.what {

@@ -292,16 +292,18 @@ impl Sync {
                 self.actor_for(None),
                 "taking back a merge a killed sync left half-done",
             );
-            let (result, _) = self.vault.arrive(&author, || {
+            self.vault.arrive(&author, || {
                 let paths = self.changed_since("HEAD");
-                let aborted = self
-                    .git
-                    .run(&["merge", "--abort"])
-                    .or_else(|_| self.git.run(&["reset", "--merge"]));
-                (aborted, paths)
+                self.abandon_merge();
+                ((), paths)
             })?;
-            result?;
-            let _ = std::fs::remove_file(self.dir.join("pending.json"));
+            if self.git_dir().join("MERGE_HEAD").exists() {
+                return Err(Error::Git(
+                    "a merge a killed sync left could not be taken back: run `git merge --abort` \
+                     in the vault, then sync"
+                        .into(),
+                ));
+            }
         }
         Ok(true)
     }
@@ -520,8 +522,14 @@ impl Sync {
                 // The merge is committed: compare two trees, not the disk.
                 (Ok(_), Some(base)) => self.changed_between(&base, "HEAD"),
                 (Ok(_), None) => self.changed_since("HEAD"),
-                // Whatever the failure left on disk is journaled as it is.
-                (Err(_), Some(base)) => self.changed_since(&base),
+                // A merge that failed part-way is taken back (everything
+                // local was committed before it); what it had touched is
+                // compared with what Knower knew, and equal again.
+                (Err(_), Some(base)) => {
+                    let touched = self.changed_since(&base);
+                    self.abandon_merge();
+                    touched
+                }
                 (Err(_), None) => vec![],
             };
             (result, paths)
@@ -537,6 +545,17 @@ impl Sync {
             received,
             change: report.change.map(|c| c.id),
         })
+    }
+
+    /// Takes back a merge in progress, with the conflicts it had noted.
+    fn abandon_merge(&self) {
+        if self.git_dir().join("MERGE_HEAD").exists() {
+            let aborted = self.git.run(&["merge", "--abort"]);
+            if aborted.is_err() {
+                let _ = self.git.run(&["reset", "--merge"]);
+            }
+        }
+        let _ = std::fs::remove_file(self.dir.join("pending.json"));
     }
 
     /// Commits every change of the user's files; returns how many paths.
@@ -613,7 +632,7 @@ impl Sync {
         let unmerged = self.unmerged()?;
         if !out.status.success() && unmerged.is_empty() {
             let said = String::from_utf8_lossy(&out.stderr).trim().to_string();
-            let _ = self.git.run(&["merge", "--abort"]);
+            self.abandon_merge();
             return Err(Error::Git(format!("`git merge` failed: {said}")));
         }
         let mut conflicts = Vec::new();
@@ -692,6 +711,9 @@ impl Sync {
         sides: &[String; 2],
         upstream: &str,
     ) -> Result<Option<Conflict>> {
+        // A hidden file (`.obsidian/…`, `.gitignore`) is synced but not
+        // Knower's to edit: never merged, both sides kept for the user.
+        let in_vault = VaultPath::parse(path).is_ok();
         let file = self.confined(path)?;
         let blob = |n: usize| -> Result<Option<Vec<u8>>> {
             match &stages[n] {
@@ -716,7 +738,7 @@ impl Sync {
                     std::str::from_utf8(&theirs),
                 );
                 let merged = match texts {
-                    (Ok(b), Ok(o), Ok(t)) => {
+                    (Ok(b), Ok(o), Ok(t)) if in_vault => {
                         let scratch = self.dir.join("scratch");
                         let m = Merging {
                             git: &self.git,
@@ -739,17 +761,29 @@ impl Sync {
                         let copy = copy_path(path, &sides[1]);
                         write(&self.confined(&copy)?, &theirs)?;
                         self.git.run(&["add", "--", &copy])?;
-                        Some(made(What::Copied { copy }))
+                        Some(made(if in_vault {
+                            What::Copied { copy }
+                        } else {
+                            What::Hidden { copy: Some(copy) }
+                        }))
                     }
                 }
             }
             (Some(ours), None) => {
                 write(&file, &ours)?;
-                Some(made(What::Deleted { deleted_by: 1 }))
+                Some(made(if in_vault {
+                    What::Deleted { deleted_by: 1 }
+                } else {
+                    What::Hidden { copy: None }
+                }))
             }
             (None, Some(theirs)) => {
                 write(&file, &theirs)?;
-                Some(made(What::Deleted { deleted_by: 0 }))
+                Some(made(if in_vault {
+                    What::Deleted { deleted_by: 0 }
+                } else {
+                    What::Hidden { copy: None }
+                }))
             }
             (None, None) => {
                 let _ = std::fs::remove_file(&file);
@@ -761,17 +795,26 @@ impl Sync {
         Ok(conflict)
     }
 
-    /// Where a path from the repository is on disk: a path of the vault
-    /// (no `..`, no hidden names) with no symbolic link on the way.
+    /// Where a path from the repository is on disk: relative, without `..`
+    /// or `.`, outside `.git/` and `.knower/`, with no symbolic link on the
+    /// way. (Hidden names are allowed: a vault's repository may hold an
+    /// editor's settings.)
     fn confined(&self, path: &str) -> Result<PathBuf> {
-        let parsed = VaultPath::parse(path).map_err(|e| {
-            Error::Invalid(format!(
-                "the remote sent `{path}`, which is not a path of the vault: {e}"
-            ))
-        })?;
+        let parts: Vec<&str> = path.split('/').collect();
+        let refused = path.starts_with('/')
+            || path.chars().any(char::is_control)
+            || parts
+                .iter()
+                .any(|p| p.is_empty() || *p == "." || *p == "..")
+            || matches!(parts.first(), Some(&".git") | Some(&INTERNAL_DIR));
+        if refused {
+            return Err(Error::Invalid(format!(
+                "the remote sent `{path}`, which the sync does not write"
+            )));
+        }
         let root = self.vault.root();
         let mut at = root.to_path_buf();
-        for part in parsed.as_str().split('/') {
+        for part in parts {
             at.push(part);
             if std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) {
                 return Err(Error::Invalid(format!(

@@ -645,8 +645,20 @@ fn a_file_that_is_not_a_note_and_a_deleted_note_keep_both_sides_until_answered()
     let (a, b) = (&machines[0], &machines[1]);
     a.run(&["write", "notes/old.md"], "# Old\n\nKept for now.\n");
     a.run(&["write", "data/list.txt"], "one\n");
+    // An editor's hidden settings travel with the vault too.
+    let settings = |m: &Machine, theme: &str| {
+        std::fs::create_dir_all(m.vault.join(".obsidian")).unwrap();
+        std::fs::write(
+            m.vault.join(".obsidian/app.json"),
+            format!("{{\"theme\": \"{theme}\"}}\n"),
+        )
+        .unwrap();
+    };
+    settings(a, "system");
     a.sync();
     b.sync();
+    settings(a, "dark");
+    settings(b, "light");
 
     // Both change the same line of a text file; one deletes a note the
     // other edits.
@@ -656,7 +668,18 @@ fn a_file_that_is_not_a_note_and_a_deleted_note_keep_both_sides_until_answered()
     b.run(&["append", "notes/old.md"], "Edited on the desktop.\n");
     a.sync();
     let report = b.sync();
-    assert_eq!(report["conflicts"].as_array().unwrap().len(), 2, "{report}");
+    assert_eq!(report["conflicts"].as_array().unwrap().len(), 3, "{report}");
+    // A hidden file is Knower's to keep, not to edit: both sides, by hand.
+    assert!(
+        std::fs::read_to_string(b.vault.join(".obsidian/app.json"))
+            .unwrap()
+            .contains("light")
+    );
+    assert!(
+        std::fs::read_to_string(b.vault.join(".obsidian/app.from-laptop.json"))
+            .unwrap()
+            .contains("dark")
+    );
     // No markers in a file that is not a note: each side whole.
     assert_eq!(
         std::fs::read_to_string(b.vault.join("data/list.txt")).unwrap(),
@@ -685,6 +708,18 @@ fn a_file_that_is_not_a_note_and_a_deleted_note_keep_both_sides_until_answered()
             .to_string()
     };
     let (list, old) = (code_of("data/list.txt"), code_of("notes/old.md"));
+    let hidden = code_of(".obsidian/app.json");
+    let refused = b
+        .command()
+        .args(["inbox", "reply", &hidden, "2"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("`done`"),
+        "{refused:?}"
+    );
+    std::fs::remove_file(b.vault.join(".obsidian/app.from-laptop.json")).unwrap();
+    b.run(&["inbox", "reply", &hidden, "done"], "");
     b.run(&["inbox", "reply", &list, "laptop"], "");
     b.run(&["inbox", "reply", &old, "delete"], "");
     assert_eq!(
