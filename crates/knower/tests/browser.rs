@@ -1362,16 +1362,7 @@ fn the_garden_view_shows_a_contradiction_side_by_side_and_decides() {
 fn the_header_shows_the_sync_and_a_click_brings_another_machines_note_into_the_tree() {
     let dir = tempfile::tempdir().unwrap();
     let git = |args: &[&str]| {
-        let out = Command::new("git")
-            .current_dir(dir.path())
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        support::git(dir.path(), args);
     };
     git(&[
         "init",

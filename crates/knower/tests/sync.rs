@@ -14,7 +14,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use support::{knower_command, serve_command, succeed};
+use support::{git, knower_command, serve_command, succeed};
 
 /// One machine: a vault and the name it syncs under.
 struct Machine {
@@ -39,6 +39,20 @@ impl Machine {
         serde_json::from_str(&self.run(&["--json", "sync"], "")).unwrap()
     }
 
+    /// `knower sync`, which must be refused (exit code 1); its stderr.
+    fn sync_refused(&self) -> String {
+        let mut command = self.command();
+        command.arg("sync");
+        let out = support::run(command, "");
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{}: sync should be refused",
+            self.name
+        );
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    }
+
     /// A sync that may give up because other machines kept pushing first
     /// (false then; the next sync sends it), and must not fail otherwise.
     fn try_sync(&self) -> bool {
@@ -57,21 +71,6 @@ impl Machine {
 
 /// Actions on each machine in the convergence test.
 const ACTIONS: usize = 200;
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .current_dir(dir)
-        .args(args)
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 /// A bare repository and the first machine, whose vault is pushed to it;
 /// the others join as the README says: clone, `knower init`, sync.
@@ -482,11 +481,7 @@ fn a_vault_with_history_keeps_it_and_bad_remotes_are_refused_with_nothing_change
     m.run(&["init"], "");
 
     // No remote: said plainly, and no repository made.
-    let mut command = m.command();
-    command.arg("sync");
-    let out = support::run(command, "");
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("no remote to sync with"));
+    assert!(m.sync_refused().contains("no remote to sync with"));
     assert!(!m.vault.join(".git").exists());
 
     // A vault the user already keeps in git keeps its history.
@@ -556,14 +551,8 @@ fn a_vault_with_history_keeps_it_and_bad_remotes_are_refused_with_nothing_change
     );
     git(&other, &["push", "--quiet"]);
     let head = git(&m.vault, &["rev-parse", "HEAD"]);
-    let mut command = m.command();
-    command.arg("sync");
-    let out = support::run(command, "");
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("each machine's own"),
-        "{out:?}"
-    );
+    let said = m.sync_refused();
+    assert!(said.contains("each machine's own"), "{said}");
     assert_eq!(git(&m.vault, &["rev-parse", "HEAD"]), head);
     assert!(
         m.vault.join(".knower/journal").is_dir(),
@@ -585,14 +574,8 @@ fn a_vault_with_history_keeps_it_and_bad_remotes_are_refused_with_nothing_change
         &["write", "knower.toml"],
         "[sync]\nremote = \"/nowhere.git\"\n",
     );
-    let mut command = inner.command();
-    command.arg("sync");
-    let out = support::run(command, "");
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("inside the git repository"),
-        "{out:?}"
-    );
+    let said = inner.sync_refused();
+    assert!(said.contains("inside the git repository"), "{said}");
 }
 
 #[test]

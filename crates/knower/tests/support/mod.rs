@@ -25,6 +25,22 @@ pub fn knower_command(vault: &Path) -> Command {
     command
 }
 
+/// `git ARGS` in `dir`, which must succeed; its output.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .current_dir(dir)
+        .args(args)
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// Runs `knower` with `stdin`; its output, which must be a success.
 pub fn knower(vault: &Path, args: &[&str], stdin: &str) -> String {
     let mut command = knower_command(vault);
