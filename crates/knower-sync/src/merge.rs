@@ -90,7 +90,7 @@ pub fn merge(
     };
     match style_of(path) {
         Style::Note { union } => merge_note(m, base, ours, theirs, union).map(Some),
-        Style::Lines => Ok(whole(merge_lines(m, base, ours, theirs, true)?)),
+        Style::Lines => Ok(whole(merge_lines(m, base, ours, theirs, Join::InTime)?)),
         Style::Records => match (parse(base), parse(ours), parse(theirs)) {
             (Some(b), Some(o), Some(t)) => {
                 let value = merge_json(Some(&b), Some(&o), Some(&t));
@@ -98,9 +98,9 @@ pub fn merge(
                 text.push('\n');
                 Ok(Some(merged(text, vec![], vec![])))
             }
-            _ => Ok(whole(merge_lines(m, base, ours, theirs, false)?)),
+            _ => Ok(whole(merge_lines(m, base, ours, theirs, Join::Markers)?)),
         },
-        Style::Text => Ok(whole(merge_lines(m, base, ours, theirs, false)?)),
+        Style::Text => Ok(whole(merge_lines(m, base, ours, theirs, Join::Markers)?)),
     }
 }
 
@@ -172,7 +172,8 @@ fn cut(text: &str) -> Cut {
 
 fn merge_note(m: &Merging, base: &str, ours: &str, theirs: &str, union: bool) -> Result<Merged> {
     let (b, o, t) = (cut(base), cut(ours), cut(theirs));
-    let (body, regions) = merge_lines(m, &b.body, &o.body, &t.body, union)?;
+    let join = if union { Join::Union } else { Join::Markers };
+    let (body, regions) = merge_lines(m, &b.body, &o.body, &t.body, join)?;
     let (entries, fields) = merge_entries(
         b.entries.as_deref(),
         o.entries.as_deref(),
@@ -273,15 +274,26 @@ enum Piece {
     },
 }
 
-/// A line-level merge; conflicting hunks are united (`union`, or when
-/// both sides only added lines there) or kept as both sides between
-/// markers (and returned).
+/// What becomes of a hunk both sides changed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Join {
+    /// Both sides kept between markers: a real conflict.
+    Markers,
+    /// Both sides' lines, ours first.
+    Union,
+    /// Both sides' lines, ordered by their records' `at` (a log's lines).
+    InTime,
+}
+
+/// A line-level merge; conflicting hunks are joined as `join` says (and
+/// united whatever it says when both sides only added lines there); the
+/// regions kept between markers are returned.
 fn merge_lines(
     m: &Merging,
     base: &str,
     ours: &str,
     theirs: &str,
-    union: bool,
+    join: Join,
 ) -> Result<(String, Vec<[String; 2]>)> {
     if ours == theirs || theirs == base {
         return Ok((ours.to_string(), vec![]));
@@ -307,8 +319,12 @@ fn merge_lines(
             Piece::Conflict { base, ours, theirs } => {
                 // Lines both sides added at one place, changing nothing
                 // that was there, contradict nothing: both are kept.
-                if union || base.is_empty() {
-                    text.push_str(&unite(&base, &ours, &theirs).concat());
+                if join != Join::Markers || base.is_empty() {
+                    let mut lines = unite(&base, &ours, &theirs);
+                    if join == Join::InTime {
+                        in_time_order(&mut lines);
+                    }
+                    text.push_str(&lines.concat());
                 } else {
                     let sides = [ours.concat(), theirs.concat()];
                     text.push_str(&conflict::region(m.id, m.sides, &sides));
@@ -390,6 +406,18 @@ fn unite(base: &[String], ours: &[String], theirs: &[String]) -> Vec<String> {
         }
     }
     out
+}
+
+/// A log's united lines in the order they were written, when each is a
+/// JSON record with an `at` time (Knower's logs are); else as they are.
+fn in_time_order(lines: &mut [String]) {
+    let at = |line: &String| -> Option<String> {
+        let value: Value = serde_json::from_str(line.trim_end()).ok()?;
+        value.get("at")?.as_str().map(str::to_string)
+    };
+    if lines.iter().all(|l| at(l).is_some()) {
+        lines.sort_by_cached_key(at);
+    }
 }
 
 /// One line changed on both sides: merged field by field when it is a
@@ -616,6 +644,21 @@ mod tests {
         );
         assert_eq!(out.text, "{\"a\":1}\n{\"b\":2}\n{\"c\":3}\n");
         assert_eq!(out.conflict, None);
+    }
+
+    #[test]
+    fn a_logs_records_unite_in_the_order_they_were_written() {
+        let line = |id: &str, at: &str| format!("{{\"id\":\"{id}\",\"at\":\"{at}\"}}\n");
+        let base = line("a", "2026-12-01T10:00:00");
+        let ours = format!(
+            "{base}{}{}",
+            line("b", "2026-12-01T10:05:00"),
+            line("d", "2026-12-01T10:20:00")
+        );
+        let theirs = format!("{base}{}", line("c", "2026-12-01T10:10:00"));
+        let out = run("chat/log.jsonl", &base, &ours, &theirs);
+        let ids: Vec<&str> = out.text.lines().map(|l| &l[7..8]).collect();
+        assert_eq!(ids, ["a", "b", "c", "d"]);
     }
 
     #[test]
