@@ -20,6 +20,7 @@ mod harvest;
 mod memory;
 mod resources;
 mod stdio;
+mod sync;
 mod tools;
 
 use std::sync::Arc;
@@ -64,7 +65,8 @@ impl Knower {
                 + Knower::memory_tools()
                 + Knower::harvest_tools()
                 + Knower::chat_tools()
-                + Knower::garden_tools(),
+                + Knower::garden_tools()
+                + Knower::sync_tools(),
         }
     }
 

@@ -49,7 +49,7 @@ async fn connect(vault: &Path, handler: Watching) -> Client {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn knower_mcp_on_stdio_files_updates_and_refuses_a_giant_call_clearly() {
     let (dir, client) = stdio().await;
-    assert_eq!(client.list_all_tools().await.unwrap().len(), 28);
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 30);
     // No server runs: the update is filed at once by the offline engine.
     let update = ok(
         &client,
@@ -69,7 +69,7 @@ async fn knower_mcp_on_stdio_files_updates_and_refuses_a_giant_call_clearly() {
     .await;
     assert!(message.contains("at most"), "{message}");
     assert!(!dir.path().join("big.md").exists());
-    assert_eq!(client.list_all_tools().await.unwrap().len(), 28);
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 30);
     client.cancel().await.unwrap();
 }
 
@@ -174,7 +174,7 @@ async fn over_http_on_knower_serve_with_updates_queued() {
         .serve(StreamableHttpClientTransport::from_config(config))
         .await
         .expect("a session over HTTP");
-    assert_eq!(client.list_all_tools().await.unwrap().len(), 28);
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 30);
     ok(
         &client,
         "create_entities",
@@ -261,7 +261,7 @@ async fn over_http_on_knower_serve_with_updates_queued() {
         )
         .await;
     assert!(too_big.is_err(), "past the body limit: an HTTP 413");
-    assert_eq!(client.list_all_tools().await.unwrap().len(), 28);
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 30);
     assert!(!dir.path().join("bigger.md").exists());
     client.cancel().await.unwrap();
 }
@@ -398,4 +398,38 @@ async fn knower_mcp_answers_lines_it_cannot_parse_with_a_parse_error() {
     assert_eq!(answer["result"]["serverInfo"]["name"], "knower", "{answer}");
     drop(writer.await.unwrap());
     let _ = child.wait().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_reads_the_sync_status_and_syncs_the_vault() {
+    let (dir, client) = stdio().await;
+    let status = ok(&client, "sync_status", json!({})).await;
+    assert_eq!(status["configured"], false, "{status}");
+    let message = refused(&client, "sync", json!({})).await;
+    assert!(message.contains("no remote to sync with"), "{message}");
+
+    let remote = dir.path().join("remote.git");
+    support::git(
+        dir.path(),
+        &[
+            "init",
+            "--quiet",
+            "--bare",
+            "--initial-branch=main",
+            "remote.git",
+        ],
+    );
+    let settings = format!("[sync]\nremote = \"{}\"\n", remote.display());
+    ok(
+        &client,
+        "write",
+        json!({"path": "knower.toml", "content": settings}),
+    )
+    .await;
+    let report = ok(&client, "sync", json!({})).await;
+    assert_eq!(report["pushed"], true, "{report}");
+    assert_eq!(report["first_push"], true, "{report}");
+    let status = ok(&client, "sync_status", json!({})).await;
+    assert_eq!(status["last"]["ok"], true, "{status}");
+    client.cancel().await.unwrap();
 }
