@@ -70,6 +70,8 @@ async fn the_tools_are_listed_with_schemas_and_annotations() {
         "garden_review",
         "garden_approve",
         "garden_reject",
+        "sync_status",
+        "sync",
     ]
     .into();
     assert_eq!(listed, expected);
@@ -97,6 +99,7 @@ async fn the_tools_are_listed_with_schemas_and_annotations() {
                 | "open_nodes"
                 | "garden_topics"
                 | "garden_review"
+                | "sync_status"
         );
         assert_eq!(read_only, expect_read_only, "{}", tool.name);
         let expect_destructive = matches!(
@@ -110,7 +113,15 @@ async fn the_tools_are_listed_with_schemas_and_annotations() {
                 | "delete_relations"
         );
         assert_eq!(destructive, expect_destructive, "{}", tool.name);
-        assert_eq!(hints.open_world_hint, Some(false), "{}", tool.name);
+        // Only `sync` reaches beyond the vault: the git remote the user
+        // configured.
+        let expect_open_world = tool.name == "sync";
+        assert_eq!(
+            hints.open_world_hint,
+            Some(expect_open_world),
+            "{}",
+            tool.name
+        );
     }
     // The reference server's argument names, so its clients work unchanged.
     let schema = |name: &str| {
@@ -508,7 +519,7 @@ async fn the_vault_tools_work_and_bad_input_is_refused_while_the_server_keeps_se
         .await
         .expect_err("an unknown tool is a protocol error");
     assert!(unknown.to_string().contains("tool not found"), "{unknown}");
-    assert!(client.list_all_tools().await.unwrap().len() == 28);
+    assert!(client.list_all_tools().await.unwrap().len() == 30);
     client.cancel().await.unwrap();
 }
 
