@@ -165,6 +165,16 @@ fn converge(machines: &[Machine]) -> BTreeMap<String, Vec<u8>> {
     panic!("the machines did not converge in 6 rounds");
 }
 
+/// Every action's words are somewhere in the vault.
+fn assert_nothing_lost(files: &BTreeMap<String, Vec<u8>>, marks: &[String]) {
+    let all: String = files
+        .values()
+        .map(|b| String::from_utf8_lossy(b).into_owned())
+        .collect();
+    let lost: Vec<&String> = marks.iter().filter(|m| !all.contains(m.as_str())).collect();
+    assert!(lost.is_empty(), "lost: {lost:?}");
+}
+
 /// The conflict ids whose markers are in the notes, and those the inbox
 /// holds items for.
 fn conflicts(files: &BTreeMap<String, Vec<u8>>) -> (Vec<String>, Vec<String>) {
@@ -330,13 +340,7 @@ fn three_machines_converge_with_nothing_lost_and_conflicts_in_the_inbox() {
         started.elapsed()
     );
 
-    // Nothing lost: every action's words are somewhere in the vault.
-    let all: String = files
-        .values()
-        .map(|b| String::from_utf8_lossy(b).into_owned())
-        .collect();
-    let lost: Vec<&String> = marks.iter().filter(|m| !all.contains(m.as_str())).collect();
-    assert!(lost.is_empty(), "lost: {lost:?}");
+    assert_nothing_lost(&files, &marks);
 
     // Every real conflict is waiting in the inbox, and there were some.
     let (marked, filed) = conflicts(&files);
@@ -449,12 +453,7 @@ fn a_sync_killed_at_random_points_is_completed_by_the_next() {
         assert!(report["branch"] == "main", "round {round}: {report}");
     }
     let files = converge(&machines);
-    let all: String = files
-        .values()
-        .map(|b| String::from_utf8_lossy(b).into_owned())
-        .collect();
-    let lost: Vec<&String> = marks.iter().filter(|m| !all.contains(m.as_str())).collect();
-    assert!(lost.is_empty(), "lost: {lost:?}");
+    assert_nothing_lost(&files, &marks);
     // The repository itself is whole.
     git(&a.vault, &["fsck", "--no-progress"]);
     let status = a.run(&["--json", "status"], "");
