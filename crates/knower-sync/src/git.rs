@@ -31,10 +31,16 @@ impl Git {
     /// Commits are made as the user's git identity, else as "Knower on
     /// HOST".
     pub fn with_identity_for(mut self, host: &str) -> Git {
+        // Both keys in one call: `name value` lines for those set.
+        let set = self
+            .output(&["config", "--get-regexp", r"^user\.(name|email)$"])
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+            .unwrap_or_default();
         let configured = |key: &str| {
-            self.output(&["config", "--get", key])
-                .map(|o| o.status.success() && !o.stdout.trim_ascii().is_empty())
-                .unwrap_or(false)
+            set.lines().any(|l| {
+                l.split_once(' ')
+                    .is_some_and(|(k, v)| k == key && !v.trim().is_empty())
+            })
         };
         if !configured("user.name") || !configured("user.email") {
             self.identity = Some((format!("Knower on {host}"), format!("knower@{host}")));

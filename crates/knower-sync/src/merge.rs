@@ -129,15 +129,8 @@ struct Cut {
 }
 
 fn cut(text: &str) -> Cut {
-    let Ok(split) = frontmatter::split(text) else {
-        return Cut {
-            entries: None,
-            body: text.to_string(),
-            created: None,
-            updated: None,
-        };
-    };
-    let Some(block) = split.frontmatter else {
+    let split = frontmatter::split(text).ok();
+    let Some((block, body)) = split.and_then(|s| s.frontmatter.map(|b| (b, s.body))) else {
         return Cut {
             entries: None,
             body: text.to_string(),
@@ -164,7 +157,7 @@ fn cut(text: &str) -> Cut {
         .collect();
     Cut {
         entries: Some(entries),
-        body: split.body.to_string(),
+        body: body.to_string(),
         created: frontmatter::scalar(&meta, CREATED),
         updated: frontmatter::scalar(&meta, UPDATED),
     }
@@ -203,18 +196,13 @@ fn merge_note(m: &Merging, base: &str, ours: &str, theirs: &str, union: bool) ->
         .flatten()
         .max()
         .cloned();
-    let now = knower_vault_now();
+    let now = knower_vault::frontmatter_now();
     let stamp = Stamp {
         created: created.as_deref().unwrap_or(&now),
         updated: Updated::Set(updated.as_deref().unwrap_or(&now)),
     };
     let text = frontmatter::stamp(&text, stamp).unwrap_or(text);
     Ok(merged(text, regions, fields))
-}
-
-/// Now, as frontmatter writes time (local, to the second).
-fn knower_vault_now() -> String {
-    jiff::Zoned::now().strftime("%Y-%m-%dT%H:%M:%S").to_string()
 }
 
 type Entries = Vec<(String, String)>;
@@ -549,23 +537,22 @@ fn merge_records(base: &[Value], ours: &[Value], theirs: &[Value]) -> Vec<Value>
 mod tests {
     use super::*;
 
-    fn merging(dir: &Path) -> (Git, std::path::PathBuf) {
-        (Git::new(dir), dir.join("scratch"))
-    }
-
-    fn run(path: &str, base: &str, ours: &str, theirs: &str) -> Merged {
+    /// The merge of three texts by laptop (here) and desktop (there);
+    /// `None` when the file keeps both sides as files.
+    fn try_run(path: &str, base: &str, ours: &str, theirs: &str) -> Option<Merged> {
         let dir = tempfile::tempdir().unwrap();
-        let (git, scratch) = merging(dir.path());
         let sides = ["laptop".to_string(), "desktop".to_string()];
         let m = Merging {
-            git: &git,
-            scratch: &scratch,
+            git: &Git::new(dir.path()),
+            scratch: &dir.path().join("scratch"),
             id: "c1",
             sides: &sides,
         };
-        merge(&m, path, base, ours, theirs)
-            .unwrap()
-            .expect("merged")
+        merge(&m, path, base, ours, theirs).unwrap()
+    }
+
+    fn run(path: &str, base: &str, ours: &str, theirs: &str) -> Merged {
+        try_run(path, base, ours, theirs).expect("merged")
     }
 
     #[test]
@@ -697,16 +684,7 @@ mod tests {
 
     #[test]
     fn other_text_is_never_given_markers() {
-        let dir = tempfile::tempdir().unwrap();
-        let (git, scratch) = merging(dir.path());
-        let sides = ["laptop".to_string(), "desktop".to_string()];
-        let m = Merging {
-            git: &git,
-            scratch: &scratch,
-            id: "c1",
-            sides: &sides,
-        };
-        let out = merge(&m, "knower.toml", "a = 1\n", "a = 2\n", "a = 3\n").unwrap();
+        let out = try_run("knower.toml", "a = 1\n", "a = 2\n", "a = 3\n");
         assert_eq!(out, None);
     }
 

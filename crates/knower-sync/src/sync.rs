@@ -146,7 +146,7 @@ impl Sync {
         let result = self.run_locked(progress);
         let last = match &result {
             Ok(report) => Last {
-                at: now(),
+                at: knower_vault::journal_now(),
                 ok: true,
                 error: None,
                 committed: report.committed,
@@ -155,7 +155,7 @@ impl Sync {
                 pushed: report.pushed,
             },
             Err(e) => Last {
-                at: now(),
+                at: knower_vault::journal_now(),
                 ok: false,
                 error: Some(e.to_string()),
                 ..Last::default()
@@ -208,10 +208,11 @@ impl Sync {
                 self.commit_local()?;
             }
             report.conflicts.extend(filed);
-            if self.rev("HEAD")?.is_none() {
+            let head = self.rev("HEAD")?;
+            if head.is_none() {
                 break; // an empty vault has nothing to push
             }
-            if known_upstream.is_some() && self.rev("HEAD")? == known_upstream {
+            if known_upstream.is_some() && head == known_upstream {
                 report.pushed = false;
                 break;
             }
@@ -355,12 +356,7 @@ impl Sync {
             })?
             .trim()
             .to_string();
-        let remotes: Vec<String> = self
-            .git
-            .run(&["remote"])?
-            .lines()
-            .map(str::to_string)
-            .collect();
+        let remotes = self.remotes()?;
         let (name, label) = match &self.settings.remote {
             Some(wanted) if remotes.contains(wanted) => (wanted.clone(), wanted.clone()),
             Some(url) => {
@@ -405,6 +401,16 @@ impl Sync {
             label,
             branch,
         })
+    }
+
+    /// The repository's remotes, by name.
+    fn remotes(&self) -> Result<Vec<String>> {
+        Ok(self
+            .git
+            .run(&["remote"])?
+            .lines()
+            .map(str::to_string)
+            .collect())
     }
 
     /// The branch to sync: the current one; but a repository with no
@@ -863,11 +869,7 @@ impl Sync {
             status.remote = self.settings.remote.clone();
             return status;
         }
-        let remotes: Vec<String> = self
-            .git
-            .run(&["remote"])
-            .map(|s| s.lines().map(str::to_string).collect())
-            .unwrap_or_default();
+        let remotes = self.remotes().unwrap_or_default();
         status.configured = self.settings.remote.is_some() || !remotes.is_empty();
         status.remote = self.settings.remote.clone().or_else(|| {
             remotes
@@ -987,10 +989,4 @@ fn copy_path(path: &str, side: &str) -> String {
 fn conflict_id(path: &str, stages: &[Option<String>; 3], upstream: &str) -> String {
     let key = format!("{path}\0{stages:?}\0{upstream}");
     knower_vault::Hash::of(key.as_bytes()).to_string()[..6].to_string()
-}
-
-fn now() -> String {
-    jiff::Zoned::now()
-        .strftime("%Y-%m-%dT%H:%M:%S%:z")
-        .to_string()
 }

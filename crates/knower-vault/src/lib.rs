@@ -43,6 +43,9 @@ pub use path::{VaultPath, slug};
 pub use starter::PROFILE_PLACEHOLDERS;
 pub use sync::{Pending, SyncReport};
 pub use text::Position;
+/// The vault's two timestamp forms, for features that write dates the
+/// same way (a merge's `updated`, a state file's time).
+pub use time::{frontmatter_now, journal_now};
 pub use tree::{TreeNode, folder_summary, human_size, render as render_tree};
 pub use vault::{
     APPEND_ONLY, Author, Changed, INTERNAL_DIR, InitReport, Stats, TREE_MD, Untouched, Vault,

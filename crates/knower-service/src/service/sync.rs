@@ -66,30 +66,39 @@ fn run_sync(
     Ok(result?)
 }
 
-/// The sync's schedule in a serving process: every `[sync] every_minutes`
-/// (read again each round, so an edit of knower.toml takes effect).
+/// How often the schedule reads `[sync]` again.
+const SETTINGS_READ: Duration = Duration::from_secs(10);
+
+/// The sync's schedule in a serving process: every `[sync] every_minutes`.
 pub(super) fn schedule_sync(service: &Arc<Service>, stopping: Arc<AtomicBool>) {
     let vault = service.vault.clone();
     let events = service.events.clone();
     let _ = std::thread::Builder::new()
         .name("knower-sync".into())
         .spawn(move || {
+            // `[sync] every_minutes`, read again every so often (so an
+            // edit of knower.toml takes effect without a restart); the
+            // tests' shorter round from KNOWER_SYNC_EVERY_MS.
+            let round = || {
+                let minutes = knower_sync::Settings::of(&vault)
+                    .ok()
+                    .and_then(|s| s.every_minutes)
+                    .filter(|m| *m > 0)?;
+                let test_ms = std::env::var("KNOWER_SYNC_EVERY_MS").ok();
+                Some(
+                    test_ms
+                        .and_then(|ms| ms.parse().ok())
+                        .map_or(Duration::from_secs(minutes * 60), Duration::from_millis),
+                )
+            };
+            let (mut every, mut read_at) = (round(), Instant::now());
             let mut last = Instant::now();
             while !stopping.load(Ordering::SeqCst) {
                 std::thread::sleep(Duration::from_millis(500));
-                let every = knower_sync::Settings::of(&vault)
-                    .ok()
-                    .and_then(|s| s.every_minutes)
-                    .filter(|m| *m > 0);
-                let Some(minutes) = every else {
-                    continue;
-                };
-                // The tests' shorter round (a minute is the setting's unit).
-                let round = std::env::var("KNOWER_SYNC_EVERY_MS")
-                    .ok()
-                    .and_then(|ms| ms.parse().ok())
-                    .map_or(Duration::from_secs(minutes * 60), Duration::from_millis);
-                if last.elapsed() < round {
+                if read_at.elapsed() >= SETTINGS_READ {
+                    (every, read_at) = (round(), Instant::now());
+                }
+                if every.is_none_or(|every| last.elapsed() < every) {
                     continue;
                 }
                 last = Instant::now();
